@@ -1,0 +1,240 @@
+"""Settings for every way of running the platform, read from environment variables only.
+
+Two modes, chosen by what is set:
+
+* **Embedded default** (nothing set): SQLite in ``DATA_DIR``, Celery over kombu's filesystem
+  transport in ``DATA_DIR``, a file-based cache there too. Needs no server at all.
+* **Service mode** (``DATABASE_URL`` and ``REDIS_URL`` set): PostgreSQL via psycopg 3, and Redis
+  as Celery broker, cache and pub/sub.
+
+The variables are documented in README.md ("Configuration").
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+env = environ.Env()
+
+DATA_DIR = Path(env.str("DATA_DIR", default=str(BASE_DIR / "var"))).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env.bool("DEBUG", default=False)
+
+
+def _secret_key() -> str:
+    """SECRET_KEY from the environment, else one generated once and kept in DATA_DIR.
+
+    A fixed fallback in the source would make every fresh install share one key.
+    """
+    if key := env.str("SECRET_KEY", default=""):
+        return key
+    key_file = DATA_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "games",
+    "bots",
+    "ratings",
+    "tournaments",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+
+SQLITE_PATH = DATA_DIR / "db.sqlite3"
+
+
+def database_settings(url: str | None) -> dict[str, Any]:
+    """The default database for DATABASE_URL, or the embedded SQLite file when it is unset."""
+    if not url:
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(SQLITE_PATH),
+            # The web server and the Celery worker write to one file from separate processes:
+            # wait for the lock instead of failing, and take it at BEGIN so a read-then-write
+            # transaction cannot deadlock against another writer.
+            "OPTIONS": {
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+            "TEST": {"NAME": str(DATA_DIR / "test-db.sqlite3")},
+        }
+    config: dict[str, Any] = environ.Env.db_url_config(url)
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        config.setdefault("OPTIONS", {})
+        config["CONN_MAX_AGE"] = 0
+    return config
+
+
+DATABASE_URL = env.str("DATABASE_URL", default="")
+DATABASES = {"default": database_settings(DATABASE_URL)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis, cache and Celery ----------------------------------------------------------------
+
+REDIS_URL = env.str("REDIS_URL", default="")
+CELERY_FS_DIR = DATA_DIR / "broker"
+
+
+def cache_settings(redis_url: str) -> dict[str, Any]:
+    """Redis when configured; else a file cache, which the web and worker processes share."""
+    if redis_url:
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}
+    return {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": str(DATA_DIR / "cache"),
+    }
+
+
+def celery_broker_settings(redis_url: str) -> dict[str, Any]:
+    """Celery's broker URL and transport options for the mode in use."""
+    if redis_url:
+        return {"broker_url": redis_url, "broker_transport_options": {}}
+    for folder in ("in", "processed"):
+        (CELERY_FS_DIR / folder).mkdir(parents=True, exist_ok=True)
+    return {
+        "broker_url": "filesystem://",
+        "broker_transport_options": {
+            # One folder for both directions: producers and consumers are separate processes.
+            "data_folder_in": str(CELERY_FS_DIR / "in"),
+            "data_folder_out": str(CELERY_FS_DIR / "in"),
+            "processed_folder": str(CELERY_FS_DIR / "processed"),
+            "store_processed": False,
+            # The filesystem transport polls; the default second would delay every bot move.
+            "polling_interval": 0.05,
+        },
+    }
+
+
+CACHES = {"default": cache_settings(REDIS_URL)}
+SERVICE_MODE = bool(REDIS_URL)
+
+_broker = celery_broker_settings(REDIS_URL)
+CELERY_BROKER_URL = _broker["broker_url"]
+CELERY_BROKER_TRANSPORT_OPTIONS = _broker["broker_transport_options"]
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+
+# The beat-scheduled heartbeat that GET /healthz reads; stale after HEARTBEAT_MAX_AGE seconds.
+HEARTBEAT_INTERVAL = env.float("HEARTBEAT_INTERVAL", default=10.0)
+HEARTBEAT_MAX_AGE = env.float("HEARTBEAT_MAX_AGE", default=60.0)
+CELERY_BEAT_SCHEDULE = {
+    "worker-heartbeat": {
+        "task": "config.health.record_heartbeat",
+        "schedule": HEARTBEAT_INTERVAL,
+        # A heartbeat that waited longer than its interval says nothing new.
+        "options": {"expires": HEARTBEAT_INTERVAL},
+    },
+}
+
+# --- Auth, i18n, static ---------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Serve straight from the apps' folders, so the run command needs no collectstatic step.
+WHITENOISE_USE_FINDERS = True
+
+# --- API ------------------------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Sergeant Major API",
+    "DESCRIPTION": "Play Sergeant Major (3-5-8): tables, games, bots, ratings and tournaments.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+}

@@ -1,0 +1,1 @@
+"""Models of this app (filled in by the issue that builds it)."""
