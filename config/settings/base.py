@@ -99,24 +99,25 @@ SQLITE_PATH = DATA_DIR / "db.sqlite3"
 
 def database_settings(url: str | None) -> dict[str, Any]:
     """The default database for DATABASE_URL, or the embedded SQLite file when it is unset."""
-    if not url:
-        return {
+    config: dict[str, Any]
+    if url:
+        config = environ.Env.db_url_config(url)
+    else:
+        config = {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": str(SQLITE_PATH),
-            # The web server and the Celery worker write to one file from separate processes:
-            # wait for the lock instead of failing, and take it at BEGIN so a read-then-write
-            # transaction cannot deadlock against another writer.
-            "OPTIONS": {
-                "timeout": 20,
-                "transaction_mode": "IMMEDIATE",
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            },
             "TEST": {"NAME": str(DATA_DIR / "test-db.sqlite3")},
         }
-    config: dict[str, Any] = environ.Env.db_url_config(url)
-    if config["ENGINE"] == "django.db.backends.postgresql":
-        config.setdefault("OPTIONS", {})
-        config["CONN_MAX_AGE"] = 0
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        # The web server and the Celery worker write to one file from separate processes:
+        # wait for the lock instead of failing, and take it at BEGIN so a read-then-write
+        # transaction cannot deadlock against another writer. WAL lets readers go on meanwhile.
+        config["OPTIONS"] = {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            **config.get("OPTIONS", {}),
+        }
     return config
 
 
@@ -202,6 +203,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every start when it is missing
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},

@@ -1,0 +1,89 @@
+"""Fixtures backed by real processes: a Celery worker on the suite's own database and queue."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+
+from config.health import HEARTBEAT_KEY
+from tests.support import ROOT, VENV_BIN, clean_env, start_process, stop_process_group, wait_until
+
+
+def database_url_of_current_connection() -> str:
+    """A DATABASE_URL for the database this test process uses (the test database)."""
+    db = connection.settings_dict
+    if db["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{Path(db['NAME']).resolve()}"
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{auth}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@dataclass(frozen=True)
+class WorkerInfo:
+    hostname: str
+    pid: int
+    log_path: Path
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup: Any, django_db_blocker: Any) -> Iterator[WorkerInfo]:
+    """A real ``celery worker`` process on the test database, the suite's broker and queue."""
+    from config.celery_app import app
+
+    with django_db_blocker.unblock():
+        database_url = database_url_of_current_connection()
+    if settings.CELERY_BROKER_URL.startswith("filesystem"):
+        shutil.rmtree(settings.CELERY_FS_DIR / "in", ignore_errors=True)
+        (settings.CELERY_FS_DIR / "in").mkdir(parents=True)
+    else:
+        with app.connection_for_write() as conn:
+            conn.default_channel.queue_purge(settings.CELERY_TASK_DEFAULT_QUEUE)
+
+    hostname = f"test-worker-{os.getpid()}@localhost"
+    env = clean_env(
+        DJANGO_SETTINGS_MODULE="config.settings.test",
+        DATA_DIR=str(settings.DATA_DIR),
+        DATABASE_URL=database_url,
+        SECRET_KEY=settings.SECRET_KEY,
+    )
+    if settings.REDIS_URL:
+        env["REDIS_URL"] = settings.REDIS_URL
+    log_path = settings.DATA_DIR / "logs" / "celery-worker.log"
+    cache.delete(HEARTBEAT_KEY)
+    process = start_process(
+        [
+            str(VENV_BIN / "celery"),
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            "--loglevel=INFO",
+            "--without-gossip",
+            "--without-mingle",
+            f"--hostname={hostname}",
+        ],
+        env,
+        log_path,
+        cwd=ROOT,
+    )
+
+    def ready() -> bool:
+        if process.poll() is not None:
+            raise RuntimeError(f"worker exited:\n{log_path.read_text()}")
+        beat = cache.get(HEARTBEAT_KEY)
+        return bool(beat and beat["hostname"] == hostname)
+
+    try:
+        wait_until(ready, timeout=60, interval=0.1, what="the Celery worker to be ready")
+        yield WorkerInfo(hostname=hostname, pid=process.pid, log_path=log_path)
+    finally:
+        stop_process_group(process)

@@ -1,0 +1,123 @@
+"""GET /healthz: 200 when database, broker and worker heartbeat are fine; 503 naming failures."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from config.health import HEARTBEAT_KEY, store_heartbeat
+from tests.conftest import WorkerInfo
+from tests.support import (
+    VENV_BIN,
+    clean_env,
+    free_port,
+    start_process,
+    stop_process_group,
+    wait_until,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def saved_heartbeat() -> Iterator[None]:
+    """Let a test overwrite the heartbeat; put the worker's back afterwards."""
+    saved = cache.get(HEARTBEAT_KEY)
+    yield
+    if saved:
+        cache.set(HEARTBEAT_KEY, saved)
+    else:
+        cache.delete(HEARTBEAT_KEY)
+
+
+def test_it_answers_200_when_everything_is_fine(client: Client, celery_worker: WorkerInfo) -> None:
+    response = client.get("/healthz")
+
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["failing"] == []
+    assert body["checks"]["database"]["ok"] is True
+    assert body["checks"]["broker"]["ok"] is True
+    assert body["checks"]["worker"]["hostname"] == celery_worker.hostname
+
+
+def test_it_records_a_heartbeat_from_the_beat_task_on_the_worker(
+    celery_worker: WorkerInfo, saved_heartbeat: None
+) -> None:
+    from config.health import record_heartbeat
+
+    cache.delete(HEARTBEAT_KEY)
+    record_heartbeat.delay()
+
+    beat = wait_until(lambda: cache.get(HEARTBEAT_KEY), timeout=30, what="a heartbeat")
+    assert beat["hostname"] == celery_worker.hostname
+    assert time.time() - beat["at"] < 30
+
+
+def test_it_answers_503_when_no_heartbeat_was_ever_recorded(
+    client: Client, saved_heartbeat: None
+) -> None:
+    cache.delete(HEARTBEAT_KEY)
+
+    response = client.get("/healthz")
+
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "fail"
+    assert body["failing"] == ["worker"]
+    assert "no worker heartbeat" in body["checks"]["worker"]["error"]
+
+
+def test_it_answers_503_when_the_heartbeat_is_stale(
+    client: Client, saved_heartbeat: None, settings: Any
+) -> None:
+    store_heartbeat("old-worker@localhost")
+    beat = cache.get(HEARTBEAT_KEY)
+    cache.set(HEARTBEAT_KEY, {**beat, "at": beat["at"] - settings.HEARTBEAT_MAX_AGE - 30})
+
+    response = client.get("/healthz")
+
+    assert response.status_code == 503
+    assert response.json()["failing"] == ["worker"]
+    assert response.json()["checks"]["worker"]["hostname"] == "old-worker@localhost"
+
+
+def test_it_answers_503_naming_database_broker_and_worker_when_services_are_down(
+    tmp_path: Path,
+) -> None:
+    """A real ASGI server configured with a database and a Redis that nobody listens on."""
+    closed_port = free_port()
+    port = free_port()
+    env = clean_env(
+        DJANGO_SETTINGS_MODULE="config.settings.base",
+        DATA_DIR=str(tmp_path),
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:{closed_port}/nothing",
+        REDIS_URL=f"redis://127.0.0.1:{closed_port}/0",
+    )
+    server = start_process(
+        [str(VENV_BIN / "uvicorn"), "config.asgi:application", "--port", str(port)],
+        env,
+        tmp_path / "uvicorn.log",
+    )
+    try:
+        response = wait_until(
+            lambda: httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=20),
+            timeout=60,
+            what="uvicorn to answer",
+        )
+    finally:
+        stop_process_group(server)
+
+    assert response.status_code == 503
+    body = response.json()
+    assert body["failing"] == ["database", "broker", "worker"]
+    assert body["checks"]["database"]["error"].startswith("OperationalError")
+    assert body["checks"]["worker"]["error"].startswith("cache unreadable")
