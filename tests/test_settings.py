@@ -51,6 +51,7 @@ def test_it_runs_embedded_when_nothing_is_set(tmp_path: Path) -> None:
     assert found["broker"] == "filesystem://"
     assert found["broker_options"]["data_folder_in"] == str(tmp_path / "broker" / "in")
     assert (tmp_path / "broker" / "in").is_dir()
+    assert found["broker_options"]["control_folder"] == str(tmp_path / "broker" / "control")
     assert found["service_mode"] is False
     assert found["debug"] is False
     assert found["allowed_hosts"] == ["localhost", "127.0.0.1", "[::1]"]

@@ -144,16 +144,19 @@ def cache_settings(redis_url: str) -> dict[str, Any]:
 def celery_broker_settings(redis_url: str) -> dict[str, Any]:
     """Celery's broker URL and transport options for the mode in use."""
     if redis_url:
-        return {"broker_url": redis_url, "broker_transport_options": {}}
-    for folder in ("in", "processed"):
+        return {"broker_url": redis_url, "broker_transport": None, "broker_transport_options": {}}
+    for folder in ("in", "processed", "control"):
         (CELERY_FS_DIR / folder).mkdir(parents=True, exist_ok=True)
     return {
         "broker_url": "filesystem://",
+        "broker_transport": "config.broker:Transport",
         "broker_transport_options": {
             # One folder for both directions: producers and consumers are separate processes.
             "data_folder_in": str(CELERY_FS_DIR / "in"),
             "data_folder_out": str(CELERY_FS_DIR / "in"),
             "processed_folder": str(CELERY_FS_DIR / "processed"),
+            # Exchange bindings; kombu's default is a "control" folder in the working directory.
+            "control_folder": str(CELERY_FS_DIR / "control"),
             "store_processed": False,
             # The filesystem transport polls; the default second would delay every bot move.
             "polling_interval": 0.05,
@@ -166,6 +169,7 @@ SERVICE_MODE = bool(REDIS_URL)
 
 _broker = celery_broker_settings(REDIS_URL)
 CELERY_BROKER_URL = _broker["broker_url"]
+CELERY_BROKER_TRANSPORT = _broker["broker_transport"]
 CELERY_BROKER_TRANSPORT_OPTIONS = _broker["broker_transport_options"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_IGNORE_RESULT = True

@@ -1,0 +1,91 @@
+# The two commands a newcomer needs (README.md): `make run` and `make test`.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := run
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+HOST ?= 127.0.0.1
+WEB_PORT ?= 8000
+export HOST WEB_PORT
+
+# Service mode for `CI=true make test` (the machine's own PostgreSQL and Redis).
+CI_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/sergeant
+CI_REDIS_URL ?= redis://127.0.0.1:6379/0
+
+.PHONY: run test venv lint schema suite suite-service suite-embedded services compose-check
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+## run: install, migrate, then the web server, a Celery worker and Celery beat; Ctrl-C stops all.
+run: venv
+	$(BIN)/python manage.py migrate --noinput
+	@echo "Sergeant Major is starting at http://$(HOST):$(WEB_PORT)/"
+	@echo "  health: http://$(HOST):$(WEB_PORT)/healthz   API docs: http://$(HOST):$(WEB_PORT)/api/v1/docs/"
+	@echo "  Ctrl-C stops the web server, the worker and beat."
+	PATH="$(BIN):$$PATH" exec $(BIN)/honcho --procfile platform/Procfile --app-root $(CURDIR) start
+
+## test: ruff, mypy (engine), the OpenAPI check and the whole pytest suite.
+## With CI=true: starts PostgreSQL and Redis if down, checks docker-compose.yml, and runs the
+## suite twice, in service mode and on the embedded default.
+ifeq ($(CI),true)
+test: lint schema services compose-check
+	$(MAKE) --no-print-directory suite-service
+	$(MAKE) --no-print-directory suite-embedded
+else
+test: lint schema suite
+endif
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(if $(wildcard games/engine),$(BIN)/mypy,@echo "no games/engine yet: mypy skipped")
+
+schema: venv
+	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/python manage.py spectacular \
+		--validate --fail-on-warn --file /dev/null
+
+# pytest exits 5 when it collected nothing: a failure here, and said so.
+define pytest_run
+	@echo "== pytest ($(1)) =="
+	$(2) $(BIN)/pytest $(PYTEST_ARGS) || { status=$$?; \
+		if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing" >&2; fi; \
+		exit $$status; }
+endef
+
+suite: venv
+	$(call pytest_run,$(if $(REDIS_URL),service mode,embedded default),)
+
+suite-service: venv
+	$(call pytest_run,service mode,DATABASE_URL=$(CI_DATABASE_URL) REDIS_URL=$(CI_REDIS_URL))
+
+suite-embedded: venv
+	$(call pytest_run,embedded default,env -u DATABASE_URL -u REDIS_URL)
+
+## services: PostgreSQL and Redis on this machine, started when they are down.
+services:
+	pg_isready -q -h 127.0.0.1 -p 5432 || \
+		pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
+	redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || \
+		redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+	for i in $$(seq 100); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.2; done
+	for i in $$(seq 100); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.2; done
+	pg_isready -h 127.0.0.1 -p 5432
+	redis-cli -h 127.0.0.1 -p 6379 ping
+	psql -h 127.0.0.1 -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'sergeant'" \
+		| grep -q 1 || createdb -h 127.0.0.1 -U postgres sergeant
+
+## compose-check: docker-compose.yml accepted by the compose client (no engine is needed).
+compose-check:
+	if docker compose version >/dev/null 2>&1; then docker compose config --quiet; \
+	else command -v docker-compose >/dev/null || { apt-get install -y -q docker-compose \
+		|| { apt-get update -q && apt-get install -y -q docker-compose; }; }; \
+		docker-compose config --quiet; fi
+	@echo "docker-compose.yml: accepted"
