@@ -1,22 +1,27 @@
 """Settings for the test suite: the same environment-driven settings, isolated and made fast.
 
 The suite keeps its files (SQLite test database, filesystem broker, file cache) in its own
-``DATA_DIR`` and its Celery messages in its own queue, so a platform started with ``make run``
-on the same machine never picks up a test's task, nor the other way round.
+``DATA_DIR``, and its PostgreSQL test database, Celery queue and cache keys under names
+derived from that folder. So a platform started with ``make run``, or the suite of another
+checkout on the same machine, never picks up this suite's tasks or rows.
 """
 
+import hashlib
 import os
 from pathlib import Path
 
 os.environ.setdefault("DATA_DIR", str(Path(__file__).resolve().parents[2] / "var" / "test"))
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import CACHES, INSTALLED_APPS
+from config.settings.base import CACHES, DATA_DIR, DATABASES, INSTALLED_APPS
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 # A tiny app whose model and task let the suite prove the Celery round trip in both modes.
 INSTALLED_APPS = [*INSTALLED_APPS, "tests.probe"]
 
-CELERY_TASK_DEFAULT_QUEUE = "sergeant-test"
-CACHES["default"]["KEY_PREFIX"] = "sergeant-test"
+SUITE_ID = hashlib.sha256(str(DATA_DIR).encode()).hexdigest()[:8]
+CELERY_TASK_DEFAULT_QUEUE = f"sergeant-test-{SUITE_ID}"
+CACHES["default"]["KEY_PREFIX"] = f"sergeant-test-{SUITE_ID}"
+if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+    DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{SUITE_ID}"}
