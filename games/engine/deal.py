@@ -2,9 +2,9 @@
 
 The shuffle (documented, so any implementation can reproduce a seeded game):
 
-* A *word stream* for a label is the concatenation of ``SHA-256(f"sergeant-major|{seed}|{label}|{k}")``
-  for ``k = 0, 1, 2, ...`` (UTF-8, ``seed`` written with ``str()``), read as big-endian
-  unsigned 64-bit words.
+* A *word stream* for a label is the concatenation of
+  ``SHA-256(f"sergeant-major|{seed}|{label}|{k}")`` for ``k = 0, 1, 2, ...`` (UTF-8, ``seed``
+  written with ``str()``), read as big-endian unsigned 64-bit words.
 * ``uniform(m)`` takes the next word ``w``, rejecting it while
   ``w >= 2**64 - (2**64 % m)``, and returns ``w % m`` (exactly uniform).
 * The first dealer is ``uniform(players)`` on the stream labelled ``"first-dealer"``.
@@ -16,9 +16,12 @@ The shuffle (documented, so any implementation can reproduce a seeded game):
   is nearly full) at a time to each player in turn, starting with the player left of the
   dealer, until every hand is full; the remaining cards (the end of the deck) form the kitty.
 
->>> deal = seeded_deal("demo", 0, rules=__import__("games.engine").engine.Rules(), dealer=0)
->>> [len(h) for h in deal.hands], len(deal.kitty)
+>>> from games.engine import Rules
+>>> deal = seeded_deal("demo", 0, rules=Rules.from_preset("classic"), dealer=0)
+>>> [hand.bit_count() for hand in deal.hands], deal.kitty.bit_count()
 ([16, 16, 16], 4)
+>>> len(deal.to_dict()["kitty"])
+4
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from hashlib import sha256
+from struct import Struct
 from typing import Any
 
 from .cards import Card, cards_to_str, indices, mask_of
@@ -35,6 +39,8 @@ from .rules import Rules
 __all__ = ["Deal", "WordStream", "first_dealer", "seeded_deal", "shuffled_deck"]
 
 _LIMIT = 1 << 64
+_FOUR_WORDS = Struct(">4Q")
+_BIT = tuple(1 << i for i in range(52))
 
 
 class WordStream:
@@ -51,9 +57,7 @@ class WordStream:
         if not self._buffer:
             digest = sha256(f"{self._prefix}{self._counter}".encode()).digest()
             self._counter += 1
-            self._buffer = [
-                int.from_bytes(digest[k : k + 8], "big") for k in range(24, -1, -8)
-            ]
+            self._buffer = list(_FOUR_WORDS.unpack(digest))[::-1]
         return self._buffer.pop()
 
     def uniform(self, m: int) -> int:
@@ -73,9 +77,26 @@ def first_dealer(seed: int | str, players: int) -> int:
 def shuffled_deck(seed: int | str, deal_number: int, deck: int) -> list[int]:
     """The card indices of ``deck`` (a mask) shuffled for deal number ``deal_number``."""
     order = indices(deck)
-    stream = WordStream(seed, f"deal-{deal_number}")
+    prefix = f"sergeant-major|{seed}|deal-{deal_number}|"
+    # Enough words for the usual case at once (4 per digest); more on (rare) rejections.
+    words: list[int] = []
+    blocks = 0
+    while len(words) < len(order):
+        words.extend(_FOUR_WORDS.unpack(sha256(f"{prefix}{blocks}".encode()).digest()))
+        blocks += 1
+    pos = 0
     for i in range(len(order) - 1, 0, -1):
-        j = stream.uniform(i + 1)
+        m = i + 1
+        bound = _LIMIT - (_LIMIT % m)
+        while True:
+            if pos == len(words):  # pragma: no cover - rejections are very rare
+                words.extend(_FOUR_WORDS.unpack(sha256(f"{prefix}{blocks}".encode()).digest()))
+                blocks += 1
+            w = words[pos]
+            pos += 1
+            if w < bound:
+                break
+        j = w % m
         order[i], order[j] = order[j], order[i]
     return order
 
@@ -154,24 +175,24 @@ def deal_order(order: Sequence[int], rules: Rules, dealer: int) -> Deal:
     n = rules.players
     size = rules.hand_size
     packet = rules.deal_packet
+    bit = _BIT.__getitem__
     hands = [0] * n
-    counts = [0] * n
-    pos = 0
-    seat = (dealer + 1) % n
-    while pos < n * size:
-        take = min(packet, size - counts[seat])
-        for idx in order[pos : pos + take]:
-            hands[seat] |= 1 << idx
-        counts[seat] += take
-        pos += take
-        seat = (seat + 1) % n
-    kitty = 0
-    for idx in order[pos:]:
-        kitty |= 1 << idx
-    return Deal(tuple(hands), kitty)
+    if packet == 1:
+        for i in range(n):
+            hands[(dealer + 1 + i) % n] = sum(map(bit, order[i : n * size : n]))
+    else:
+        counts = [0] * n
+        pos = 0
+        seat = (dealer + 1) % n
+        while pos < n * size:
+            take = min(packet, size - counts[seat])
+            hands[seat] |= sum(map(bit, order[pos : pos + take]))
+            counts[seat] += take
+            pos += take
+            seat = (seat + 1) % n
+    return Deal(tuple(hands), sum(map(bit, order[n * size :])))
 
 
 def seeded_deal(seed: int | str, deal_number: int, *, rules: Rules, dealer: int) -> Deal:
     """Deal number ``deal_number`` of the game seeded with ``seed`` (dealt by ``dealer``)."""
     return deal_order(shuffled_deck(seed, deal_number, rules.deck), rules, dealer)
-

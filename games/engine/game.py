@@ -74,6 +74,7 @@ _TYPES_OF_STEP: Final[dict[str, tuple[str, ...]]] = {
 _TWO_D: Final = 13  # index of 2D
 _NAMES: Final = tuple(name(i) for i in range(52))
 _STATE_VERSION: Final = 1
+_PLAYS_OF: dict[int, tuple[Play, ...]] = {}  # (suit << 13 | rank mask) -> plays, filled lazily
 
 
 def trick_winner(cards: Sequence[int], leader: int, players: int, trump: int) -> int:
@@ -467,7 +468,20 @@ class Game:
             return ()
         step = self._step
         if step == "play":
-            return [PLAYS[i] for i in indices(self._legal_play_mask(seat))]
+            mask = self._legal_play_mask(seat)
+            cache = _PLAYS_OF
+            out: list[Action] = []
+            for s in range(4):
+                part = (mask >> (13 * s)) & 0x1FFF
+                if part:
+                    key = (s << 13) | part
+                    plays = cache.get(key)
+                    if plays is None:
+                        plays = cache[key] = tuple(
+                            PLAYS[13 * s + r] for r in range(13) if part >> r & 1
+                        )
+                    out.extend(plays)
+            return out
         if step == "trump":
             return [Trump(c) for c in self._allowed_calls()]
         if step == "discard":
@@ -803,9 +817,7 @@ class Game:
                 for count in range(diffs[g]):
                     if cap is not None and count >= cap:
                         break
-                    cands = [
-                        d for d in downs if need[d] > 0 and (cap is None or received[d] < cap)
-                    ]
+                    cands = [d for d in downs if need[d] > 0 and (cap is None or received[d] < cap)]
                     if not cands:
                         break
                     d = min(cands, key=_recipient_key(g, n, need, given_to))
@@ -923,8 +935,8 @@ class Game:
         if rules.sequence == "tallyn":
             return kitty + give + ["trump"] + (["returns"] if exchange else []) + ["play"]
         if rules.exchange_before_trump:
-            return give + ["trump"] + kitty + ["play"]
-        return ["trump"] + give + kitty + ["play"]
+            return [*give, "trump", *kitty, "play"]
+        return ["trump", *give, *kitty, "play"]
 
     def _get_deal(self, number: int) -> Deal | None:
         if self._deals is not None:
@@ -1057,11 +1069,7 @@ class Game:
                 reason = "score"
         if reason is None and rules.calls and len(self._history) >= 6 * n:
             reason = "calls"
-        if (
-            reason is None
-            and rules.max_hands is not None
-            and len(self._history) >= rules.max_hands
-        ):
+        if reason is None and rules.max_hands is not None and len(self._history) >= rules.max_hands:
             reason = "max_hands"
         if reason is not None:
             self._over = True
@@ -1119,9 +1127,7 @@ class Game:
             "trump": self._trump,
             "phase": _PHASE_OF_STEP[step],
             "to_act": self.to_act(),
-            "current_trick": [
-                {"seat": s, "card": str(c)} for s, c in self.current_trick()
-            ],
+            "current_trick": [{"seat": s, "card": str(c)} for s, c in self.current_trick()],
             "trick_history": self._trick_history(),
             "tricks": list(self._tricks),
             "scores": list(self._scores),
@@ -1130,9 +1136,7 @@ class Game:
             "face_up": _NAMES[self._faceup] if self._faceup >= 0 and self._kitty else None,
             "discarded": bool(self._discards),
             "swap": None,
-            "exchange": [
-                {"from": g, "to": r, "count": k, "done": False} for g, r, k in self._plan
-            ],
+            "exchange": [{"from": g, "to": r, "count": k, "done": False} for g, r, k in self._plan],
             "auction": None,
             "calls_made": [list(c) for c in self._calls_used] if self._rules.calls else None,
             "previous_hands": [
@@ -1160,12 +1164,10 @@ class Game:
             out["swap"] = {"seat": self._swapper, "taken": _NAMES[self._faceup]}
         if self._rules.bidding and (self._bids or step == "bid"):
             out["auction"] = {
-                "bids": [
-                    {"seat": s, "tricks": (t or None)} for s, t in self._bids
-                ],
-                "high": None if self._high is None else {
-                    "seat": self._high[0], "tricks": self._high[1]
-                },
+                "bids": [{"seat": s, "tricks": (t or None)} for s, t in self._bids],
+                "high": None
+                if self._high is None
+                else {"seat": self._high[0], "tricks": self._high[1]},
             }
         if self._over:
             outcome = self.outcome()
@@ -1219,9 +1221,7 @@ class Game:
             "rules": self._rules.to_dict(),
             "seed": self._seed,
             "first_dealer": self._first_dealer,
-            "deals": [
-                Deal(tuple(d[:-1]), d[-1]).to_dict() for d in self._deal_log
-            ],
+            "deals": [Deal(tuple(d[:-1]), d[-1]).to_dict() for d in self._deal_log],
             "actions": [_decode_action(a) for a in self._log],
             "hands": self.history,
             "scores": list(self._scores),
@@ -1283,7 +1283,9 @@ class Game:
             game = cls(
                 rules,
                 seed=state["seed"],
-                deals=None if deals is None else dealt + [Deal(tuple(d[:-1]), d[-1]) for d in deals],
+                deals=None
+                if deals is None
+                else dealt + [Deal(tuple(d[:-1]), d[-1]) for d in deals],
             )
             game._first_dealer = state["fd"]
             game._deal_number = dn
