@@ -1,0 +1,118 @@
+"""Helpers for the engine tests: scripted deals, playing out, collecting cards in views."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from games.engine import Game
+from games.engine.cards import RANKS, SUITS
+
+# Ranks used by scripted tricks: for suit trick k (0..3), (low, middle, high).
+_TRIPLES = [("3", "4", "5"), ("6", "7", "8"), ("9", "T", "J"), ("Q", "K", "A")]
+
+
+def scripted_hand(
+    dealer: int, winners: Sequence[int]
+) -> tuple[dict[str, Any], list[tuple[int, str]]]:
+    """A classic 3-player deal where every trick is won as ``winners`` says (16 seats).
+
+    The scheme of shared/replay-cases/README.md: tricks go through the suits C D H S, four
+    tricks each, ranks (3 4 5), (6 7 8), (9 T J), (Q K A). In each trick the winner holds
+    the high card, the seat after the winner the low card and the other seat the middle
+    one. The dealer also holds the four 2s (to discard) and its cards for the last trick of
+    each suit are the kitty. Everybody always follows suit, so trumps never matter.
+    Returns the deal and the plays ``(seat, card)`` in order.
+    """
+    assert len(winners) == 16
+    hands: list[list[str]] = [[], [], []]
+    kitty: list[str] = []
+    tricks: list[dict[int, str]] = []
+    for t, winner in enumerate(winners):
+        suit = SUITS[t // 4]
+        low, mid, high = _TRIPLES[t % 4]
+        assignment = {
+            winner: high + suit,
+            (winner + 1) % 3: low + suit,
+            (winner + 2) % 3: mid + suit,
+        }
+        tricks.append(assignment)
+        for seat, card in assignment.items():
+            if seat == dealer and t % 4 == 3:
+                kitty.append(card)
+            else:
+                hands[seat].append(card)
+    hands[dealer].extend("2" + s for s in SUITS)
+    plays: list[tuple[int, str]] = []
+    leader = (dealer + 1) % 3
+    for t, assignment in enumerate(tricks):
+        for i in range(3):
+            seat = (leader + i) % 3
+            plays.append((seat, assignment[seat]))
+        leader = winners[t]
+    return {"hands": hands, "kitty": kitty}, plays
+
+
+def winners_for(tricks: Sequence[int], dealer: int) -> list[int]:
+    """16 trick winners giving each seat ``tricks[seat]`` tricks (any order will do)."""
+    out: list[int] = []
+    for seat, count in enumerate(tricks):
+        out.extend([seat] * count)
+    assert len(out) == 16
+    return out
+
+
+def play_scripted_first_hand(
+    game: Game, plays: Sequence[tuple[int, str]], trump: str = "S"
+) -> None:
+    """Trump, discard the dealer's 2s, then the scripted plays (classic-like presets)."""
+    dealer = game.dealer
+    if game.phase == "discard":  # kitty first presets (take then discard) or tallyn
+        game.apply_dict(dealer, {"type": "discard", "cards": ["2C", "2D", "2H", "2S"]})
+    if game.phase == "trump":
+        game.apply_dict(dealer, {"type": "trump", "suit": trump})
+    if game.phase == "discard":
+        game.apply_dict(dealer, {"type": "discard", "cards": ["2C", "2D", "2H", "2S"]})
+    for seat, card in plays:
+        game.apply_dict(seat, {"type": "play", "card": card})
+
+
+def simple_deal(hands: Sequence[str], kitty: str = "") -> dict[str, Any]:
+    """A deal from space-separated card strings."""
+    return {"hands": [h.split() for h in hands], "kitty": kitty.split()}
+
+
+def suit_cards(suit: str, ranks: str) -> list[str]:
+    return [r + suit for r in ranks]
+
+
+def play_randomly(game: Game, rng: random.Random, max_actions: int = 100_000) -> None:
+    """Random legal actions until the game stops."""
+    for _ in range(max_actions):
+        if game.is_stopped():
+            return
+        seat = game.to_move()
+        assert seat is not None
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+    raise AssertionError("the game did not stop")
+
+
+def cards_in(obj: object) -> set[str]:
+    """Every card string anywhere inside a JSON-like value."""
+    found: set[str] = set()
+    names = {r + s for r in RANKS for s in SUITS}
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            if value in names:
+                found.add(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list | tuple):
+            for v in value:
+                walk(v)
+
+    walk(obj)
+    return found
