@@ -271,6 +271,8 @@ class Game:
         self._stopped = False
         self._win_seat: int | None = None
         self._end_reason: str | None = None
+        # Events of the start (first deal), kept for opening_events(); not serialised.
+        self._opening: list[Event] = []
         self._reset_hand()
 
     def _reset_hand(self) -> None:
@@ -311,7 +313,7 @@ class Game:
             raise TypeError("seed must be an int or a str")
         game = cls(rules, seed=seed, deals=None)
         game._first_dealer = game._dealer = first_dealer(seed, rules.players)
-        game._start_hand([])
+        game._start_hand(game._opening)
         return game
 
     @classmethod
@@ -330,8 +332,15 @@ class Game:
             raise ValueError(f"first_dealer must be a seat 0..{rules.players - 1}")
         game = cls(rules, seed=None, deals=parsed)
         game._first_dealer = game._dealer = first_dealer
-        game._start_hand([])
+        game._start_hand(game._opening)
         return game
+
+    def opening_events(self) -> list[Event]:
+        """The events of the game's start (the first ``hand_start`` and ``deal`` events, and
+        anything automatic after them), which :meth:`new` and :meth:`from_deals` make before
+        any action. The platform stores them when it creates a game. A game loaded with
+        :meth:`from_json` has none."""
+        return list(self._opening)
 
     # ------------------------------------------------------------------ simple queries
     @property
