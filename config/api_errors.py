@@ -6,7 +6,6 @@ from typing import Any
 
 from rest_framework import exceptions, status
 from rest_framework.response import Response
-from rest_framework.views import exception_handler as drf_exception_handler
 
 _CODES_BY_STATUS = {
     status.HTTP_400_BAD_REQUEST: "invalid",
@@ -37,6 +36,10 @@ def error_body(code: str, message: str, **details: Any) -> dict[str, Any]:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler, with every error rewritten into the API.md shape."""
+    # Imported here: rest_framework.views loads the authentication classes named in the
+    # settings, which import ApiError from this module.
+    from rest_framework.views import exception_handler as drf_exception_handler
+
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

@@ -3,14 +3,12 @@
 Apps contribute their routes here; the schema and docs are generated from them.
 """
 
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.routers import DefaultRouter
-
-router = DefaultRouter(trailing_slash=False)
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
-    *router.urls,
+    path("", include("games.urls")),
+    path("", include("bots.urls")),
 ]

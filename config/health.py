@@ -99,6 +99,7 @@ class HealthView(APIView):
 
     authentication_classes: list[Any] = []
     permission_classes: list[Any] = []
+    throttle_classes: list[Any] = []
 
     @extend_schema(
         operation_id="healthz",

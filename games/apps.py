@@ -3,3 +3,6 @@ from django.apps import AppConfig
 
 class GamesConfig(AppConfig):
     name = "games"
+
+    def ready(self) -> None:
+        from games import schema  # noqa: F401  (registers the OpenAPI auth description)

@@ -1,1 +1,214 @@
-"""Models of this app (filled in by the issue that builds it)."""
+"""Players, tokens, tables and games.
+
+A game row stores the engine's serialised state and a ``version``; each accepted action
+appends :class:`GameEvent` rows (with their visibility) and bumps the version in one
+transaction (see :func:`games.services.submit_action`).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+
+
+class Player(AbstractUser):
+    """An account: a human, a bot account owned by a human, or a house bot (``house:...``)."""
+
+    is_bot = models.BooleanField(default=False)
+    owner = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="bots"
+    )
+
+    class Meta:
+        db_table = "games_player"
+
+    def __str__(self) -> str:
+        return self.username
+
+    @property
+    def is_house_bot(self) -> bool:
+        return self.username.startswith(HOUSE_BOT_PREFIX)
+
+
+HOUSE_BOT_PREFIX = "house:"
+
+
+class ApiToken(models.Model):
+    """A revocable API token. Only the SHA-256 of the key is stored; the key is shown once."""
+
+    class Scope(models.TextChoices):
+        PLAY = "play"
+        BOT = "bot"
+        ORGANISE = "organise"
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="tokens")
+    name = models.CharField(max_length=100, blank=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    key_prefix = models.CharField(max_length=12)
+    scopes = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.key_prefix}… ({self.player})"
+
+
+class Table(models.Model):
+    """Where a game is set up: rules, seats; it starts its game when every seat is full."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        PLAYING = "playing"
+        FINISHED = "finished"
+
+    created_by = models.ForeignKey(
+        Player, null=True, on_delete=models.SET_NULL, related_name="tables_created"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    rules = models.JSONField()
+    rated = models.BooleanField(default=True)
+    move_seconds = models.PositiveIntegerField(default=60)
+    seat_count = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"table {self.pk} ({self.status})"
+
+
+class TableSeat(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT)
+
+    class Meta:
+        ordering = ["seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "seat"], name="one_row_per_table_seat")
+        ]
+
+    def __str__(self) -> str:
+        return f"table {self.table_id} seat {self.seat}: {self.player or '-'}"
+
+
+class Game(models.Model):
+    """A game in play or finished. ``state`` is the engine's JSON; ``version`` counts changes."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        FINISHED = "finished"
+
+    table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="game")
+    rules = models.JSONField()
+    rated = models.BooleanField(default=True)
+    move_seconds = models.PositiveIntegerField()
+    seed = models.CharField(max_length=64)
+    state = models.TextField()
+    version = models.PositiveIntegerField(default=0)
+    last_seq = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    phase = models.CharField(max_length=10)
+    hand_number = models.PositiveIntegerField(default=1)
+    to_act = models.JSONField(default=list)
+    deadline = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["status", "deadline"]),
+            models.Index(fields=["-finished_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"game {self.pk} ({self.status})"
+
+
+class GamePlayer(models.Model):
+    """Who plays which seat of a game, and how it ended for them (for match histories)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="players")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="game_seats")
+    timeouts = models.PositiveSmallIntegerField(default=0)
+    # After three timeouts the seat is played by a house bot for the rest of the game.
+    replaced_by = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    score = models.IntegerField(null=True, blank=True)
+    # "win" (first alone), "shared" (first with others) or "loss"; set when the game ends.
+    result = models.CharField(max_length=6, blank=True)
+
+    class Meta:
+        ordering = ["seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="one_row_per_game_seat")
+        ]
+        indexes = [models.Index(fields=["player", "game"])]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} seat {self.seat}: {self.player}"
+
+    @property
+    def acting_player_id(self) -> int:
+        return self.replaced_by_id or self.player_id
+
+
+class GameEvent(models.Model):
+    """One event of a game. ``public`` events go to everyone; others to ``seat_mask`` seats."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=20)
+    at = models.DateTimeField()
+    payload = models.JSONField()
+    public = models.BooleanField(default=True)
+    seat_mask = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="one_event_per_game_seq")
+        ]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} #{self.seq} {self.type}"
+
+
+class PlayerMessage(models.Model):
+    """A line for a player's ``/api/v1/stream`` (``game_start``, ``your_turn``, ...)."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="messages")
+    type = models.CharField(max_length=30)
+    payload = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["player", "id"])]
+
+    def __str__(self) -> str:
+        return f"{self.type} for {self.player_id}"
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a request sent with an ``Idempotency-Key`` (kept ≥ 24 h)."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "key"], name="one_record_per_player_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id}:{self.key}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from collections.abc import Iterator
@@ -87,3 +88,59 @@ def celery_worker(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Work
         yield WorkerInfo(hostname=hostname, pid=process.pid, log_path=log_path)
     finally:
         stop_process_group(process)
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    url: str
+    log_path: Path
+
+
+@pytest.fixture(scope="session")
+def api_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveServer]:
+    """A real uvicorn (ASGI) server on the test database, the suite's cache and broker."""
+    from tests.support import free_port
+
+    with django_db_blocker.unblock():
+        database_url = database_url_of_current_connection()
+    port = free_port()
+    env = clean_env(
+        DJANGO_SETTINGS_MODULE="config.settings.test",
+        DATA_DIR=str(settings.DATA_DIR),
+        DATABASE_URL=database_url,
+        SECRET_KEY=settings.SECRET_KEY,
+    )
+    if settings.REDIS_URL:
+        env["REDIS_URL"] = settings.REDIS_URL
+    log_path = settings.DATA_DIR / "logs" / "uvicorn.log"
+    process = start_process(
+        [
+            str(VENV_BIN / "uvicorn"),
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-access-log",
+        ],
+        env,
+        log_path,
+    )
+    url = f"http://127.0.0.1:{port}"
+
+    def up() -> bool:
+        if process.poll() is not None:
+            raise RuntimeError(f"uvicorn exited:\n{log_path.read_text()}")
+        import httpx
+
+        return httpx.get(url + "/api/v1/schema/", timeout=10).status_code == 200
+
+    try:
+        wait_until(up, timeout=60, interval=0.1, what="uvicorn to serve")
+        yield LiveServer(url=url, log_path=log_path)
+    finally:
+        stop_process_group(process)
+
+
+# Request lines of httpx drown the output of a failing test.
+logging.getLogger("httpx").setLevel(logging.WARNING)

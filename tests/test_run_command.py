@@ -58,6 +58,20 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def processes_with_env(name: str, value: str) -> list[int]:
+    """PIDs of live processes whose environment has ``name=value`` (worker children too)."""
+    wanted = f"{name}={value}".encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if wanted in (proc / "environ").read_bytes().split(b"\0"):
+                    found.append(int(proc.name))
+            except OSError:
+                continue
+    return found
+
+
 def test_it_serves_a_healthy_platform_until_ctrl_c(
     tmp_path: Path, service_urls: dict[str, str]
 ) -> None:
@@ -96,6 +110,8 @@ def test_it_serves_a_healthy_platform_until_ctrl_c(
             name: int(pid) for name, pid in re.findall(r"(\w+)\.1 started \(pid=(\d+)\)", output)
         }
         assert set(children) == {"web", "worker", "beat"}
+        # web, worker with its two pool processes, beat (make and honcho themselves too).
+        assert len(processes_with_env("DATA_DIR", env["DATA_DIR"])) >= 5
 
         os.killpg(run.pid, signal.SIGINT)  # what a terminal sends on Ctrl-C
         run.wait(timeout=60)
@@ -105,6 +121,11 @@ def test_it_serves_a_healthy_platform_until_ctrl_c(
             what="every process to stop",
         )
         assert not process_group_alive(run.pid)
+        wait_until(
+            lambda: not processes_with_env("DATA_DIR", env["DATA_DIR"]),
+            timeout=30,
+            what="the worker's pool processes to stop",
+        )
         stopped = log_path.read_text()
         assert "SIGKILL" not in stopped, "a process had to be killed: it did not stop in time"
         assert "worker.1 stopped (rc=0)" in stopped

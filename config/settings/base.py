@@ -65,6 +65,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "games.middleware.ApiBodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -124,6 +125,7 @@ def database_settings(url: str | None) -> dict[str, Any]:
 DATABASE_URL = env.str("DATABASE_URL", default="")
 DATABASES = {"default": database_settings(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+AUTH_USER_MODEL = "games.Player"
 
 # --- Redis, cache and Celery ----------------------------------------------------------------
 
@@ -217,12 +219,20 @@ WHITENOISE_USE_FINDERS = True
 
 # --- API ------------------------------------------------------------------------------------
 
+# Requests per minute per token (per address without one); 429 with Retry-After beyond.
+RATE_LIMIT_PER_MINUTE = env.int("RATE_LIMIT_PER_MINUTE", default=1200)
+# Largest API request body; bigger ones get 413 body_too_large.
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=16 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES, 2_621_440)
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["games.auth.TokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_THROTTLE_CLASSES": ["games.ratelimit.TokenRateThrottle"],
+    "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,

@@ -1,0 +1,58 @@
+"""``POST /api/v1/bots``: a human creates a bot account it owns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from bots.models import BotAccount
+from bots.services import create_bot_account
+from games.auth import require_scope
+from games.models import ApiToken, Player
+from games.serializers import USERNAME_PATTERN
+
+ERROR = OpenApiResponse(description='`{"error": {"code", "message", ...}}`')
+
+
+class BotCreateSerializer(serializers.Serializer[Any]):
+    username = serializers.RegexField(USERNAME_PATTERN)
+    mode = serializers.ChoiceField(BotAccount.Mode.choices, default=BotAccount.Mode.POLL)
+    webhook_url = serializers.URLField(required=False, allow_blank=True, default="", max_length=500)
+
+
+class BotCreatedSerializer(serializers.Serializer[Any]):
+    username = serializers.CharField()
+    token = serializers.CharField()
+    mode = serializers.CharField()
+    webhook_secret = serializers.CharField(required=False)
+
+
+class BotsView(APIView):
+    permission_classes = [require_scope(ApiToken.Scope.PLAY)]
+
+    @extend_schema(
+        operation_id="bots_create",
+        request=BotCreateSerializer,
+        responses={201: BotCreatedSerializer, 400: ERROR, 401: ERROR, 403: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = BotCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        assert isinstance(request.user, Player)
+        account, key = create_bot_account(
+            request.user, data["username"], data["mode"], data["webhook_url"]
+        )
+        body: dict[str, Any] = {
+            "username": account.player.username,
+            "token": key,
+            "mode": account.mode,
+        }
+        if account.mode == BotAccount.Mode.WEBHOOK:
+            body["webhook_secret"] = account.webhook_secret
+        return Response(body, status=201)

@@ -1,0 +1,75 @@
+from typing import Any
+
+from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin
+from django.http import HttpRequest
+
+from games.models import ApiToken, Game, GameEvent, GamePlayer, Player, Table, TableSeat
+
+
+@admin.register(Player)
+class PlayerAdmin(UserAdmin):  # type: ignore[type-arg]
+    list_display = ("username", "is_bot", "owner", "email", "is_staff", "date_joined")
+    list_filter = ("is_bot", "is_staff", "is_active")
+    fieldsets = (*UserAdmin.fieldsets, ("Bot", {"fields": ("is_bot", "owner")}))  # type: ignore[misc]
+    raw_id_fields = ("owner",)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("key_prefix", "player", "name", "scopes", "created_at", "revoked_at")
+    readonly_fields = ("key_hash", "key_prefix", "created_at", "last_used_at")
+    raw_id_fields = ("player",)
+
+
+class TableSeatInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = TableSeat
+    extra = 0
+    raw_id_fields = ("player",)
+
+
+@admin.register(Table)
+class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("id", "status", "created_by", "rated", "move_seconds", "created_at")
+    list_filter = ("status", "rated")
+    inlines = [TableSeatInline]
+
+
+class GamePlayerInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = GamePlayer
+    extra = 0
+    can_delete = False
+    readonly_fields = ("seat", "player", "timeouts", "replaced_by", "rank", "score", "result")
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Games are read-only here: their state changes only through the engine."""
+
+    list_display = ("id", "status", "phase", "hand_number", "version", "started_at")
+    list_filter = ("status", "rated")
+    inlines = [GamePlayerInline]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [f.name for f in Game._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(GameEvent)
+class GameEventAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("game", "seq", "type", "public", "at")
+    list_filter = ("type",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [f.name for f in GameEvent._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

@@ -1,0 +1,115 @@
+"""API tokens: ``Authorization: Token <key>``, stored hashed, revocable, with scopes.
+
+A key is ``smk_`` + 40 URL-safe random characters; the database keeps its SHA-256 only, so a
+leaked database does not leak usable tokens. Scopes: ``play`` (sit at tables and act),
+``bot`` (a bot account's token), ``organise`` (tables for others, tournaments).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+from rest_framework import authentication, permissions
+from rest_framework.request import Request
+
+from config.api_errors import ApiError
+from games.models import ApiToken, Player
+
+KEY_PREFIX = "smk_"
+HUMAN_SCOPES = (ApiToken.Scope.PLAY, ApiToken.Scope.ORGANISE)
+BOT_SCOPES = (ApiToken.Scope.PLAY, ApiToken.Scope.BOT)
+# Writing last_used_at on every request would turn every read into a write.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def issue_token(player: Player, scopes: Iterable[str], name: str = "") -> tuple[ApiToken, str]:
+    """A new token for ``player``; returns the row and the key (shown to the user once)."""
+    key = KEY_PREFIX + secrets.token_urlsafe(30)
+    token = ApiToken.objects.create(
+        player=player,
+        name=name,
+        key_hash=hash_key(key),
+        key_prefix=key[:12],
+        scopes=sorted(set(scopes)),
+    )
+    return token, key
+
+
+def token_for_key(key: str) -> ApiToken | None:
+    """The live token with this key, with its player, or None."""
+    return (
+        ApiToken.objects.select_related("player")
+        .filter(key_hash=hash_key(key), revoked_at__isnull=True, player__is_active=True)
+        .first()
+    )
+
+
+def parse_authorization(header: str) -> str | None:
+    """The key of an ``Authorization: Token <key>`` header; raises 401 on other shapes."""
+    if not header:
+        return None
+    parts = header.split()
+    if len(parts) != 2 or parts[0].lower() != "token":
+        raise ApiError(401, "not_authenticated", "Use the header 'Authorization: Token <key>'.")
+    return parts[1]
+
+
+def authenticate_header(header: str) -> tuple[Player, ApiToken] | None:
+    """The (player, token) of an Authorization header; None without one; 401 if invalid."""
+    key = parse_authorization(header)
+    if key is None:
+        return None
+    token = token_for_key(key)
+    if token is None:
+        raise ApiError(401, "invalid_token", "The token is unknown or revoked.")
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token.player, token
+
+
+class TokenAuthentication(authentication.BaseAuthentication):
+    """DRF authentication for ``Authorization: Token <key>``."""
+
+    def authenticate(self, request: Request) -> tuple[Player, ApiToken] | None:
+        return authenticate_header(request.META.get("HTTP_AUTHORIZATION", ""))
+
+    def authenticate_header(self, request: Request) -> str:
+        return "Token"
+
+
+def require_scope(scope: str) -> type[permissions.BasePermission]:
+    """A permission class: an authenticated caller whose token carries ``scope``."""
+
+    class HasScope(permissions.BasePermission):
+        def has_permission(self, request: Request, view: Any) -> bool:
+            token = request.auth
+            if not isinstance(token, ApiToken):
+                raise ApiError(401, "not_authenticated", "This needs a token.")
+            if scope not in token.scopes:
+                raise ApiError(
+                    403,
+                    "insufficient_scope",
+                    f"This token lacks the '{scope}' scope.",
+                    required_scope=scope,
+                )
+            return True
+
+    HasScope.__name__ = f"HasScope_{scope}"
+    return HasScope
+
+
+class IsAuthenticated(permissions.BasePermission):
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if not isinstance(request.auth, ApiToken):
+            raise ApiError(401, "not_authenticated", "This needs a token.")
+        return True

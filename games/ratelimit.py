@@ -1,0 +1,51 @@
+"""Per-token rate limits: a fixed-window counter in the shared cache.
+
+The cache is Redis in service mode (so every web process counts together, atomically with
+INCR) and a file cache in the embedded default. Anonymous callers are counted per address.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
+
+from games.models import ApiToken
+
+
+def caller_key(auth: object, remote_addr: str) -> str:
+    if isinstance(auth, ApiToken):
+        return f"token:{auth.pk}"
+    return f"ip:{remote_addr}"
+
+
+def hit(key: str, limit: int, window: int) -> float | None:
+    """Count one request for ``key``; None if allowed, else seconds until the window resets."""
+    now = time.time()
+    window_start = int(now // window) * window
+    counter = f"ratelimit:{key}:{window_start}"
+    cache.add(counter, 0, timeout=window + 1)
+    try:
+        count = cache.incr(counter)
+    except ValueError:  # expired between add and incr
+        cache.add(counter, 1, timeout=window + 1)
+        count = 1
+    if count > limit:
+        return max(1.0, window_start + window - now)
+    return None
+
+
+class TokenRateThrottle(BaseThrottle):
+    """``RATE_LIMIT_PER_MINUTE`` requests per token (or per address without one)."""
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        key = caller_key(request.auth, self.get_ident(request))
+        self._wait = hit(key, settings.RATE_LIMIT_PER_MINUTE, 60)
+        return self._wait is None
+
+    def wait(self) -> float | None:
+        return self._wait

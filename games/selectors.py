@@ -1,0 +1,279 @@
+"""Reads: tables, game views, events, records and match histories, as a caller may see them.
+
+Hidden information is a security property. Every game view a caller gets is built by
+:func:`game_view` from the engine's ``view(seat)`` (a seated player), ``public_view()`` (anyone
+else) or, after the end, the full record; every event list by :func:`visible_events`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.db.models import F, Q, QuerySet
+from django.shortcuts import get_object_or_404
+
+from config.api_errors import ApiError
+from games.engine import Game as Engine
+from games.models import Game, GameEvent, GamePlayer, Player, PlayerMessage, Table
+
+#: Extra fields for match-history entries contributed by other apps (ratings adds the
+#: rating change): each takes the page's GamePlayer rows and returns {game_id: {field: value}}.
+HISTORY_EXTRAS: list[Callable[[list[GamePlayer]], dict[int, dict[str, Any]]]] = []
+#: Extra profile fields from other apps (ratings adds ``ratings``): player → {field: value}.
+PROFILE_EXTRAS: list[Callable[[Player], dict[str, Any]]] = []
+
+EVENTS_PAGE = 500
+
+
+def seat_entries(players: list[GamePlayer] | None, table: Table | None = None) -> list[Any]:
+    if players is not None:
+        return [
+            {
+                "seat": gp.seat,
+                "username": gp.player.username,
+                "is_bot": gp.player.is_bot,
+                **({"played_by": "house:heuristic"} if gp.replaced_by_id else {}),
+            }
+            for gp in players
+        ]
+    assert table is not None
+    return [
+        {
+            "seat": s.seat,
+            "username": s.player.username if s.player else None,
+            "is_bot": bool(s.player and s.player.is_bot),
+        }
+        for s in table.seats.all()
+    ]
+
+
+def table_data(table: Table) -> dict[str, Any]:
+    game = Game.objects.filter(table=table).values_list("pk", flat=True).first()
+    return {
+        "id": table.pk,
+        "status": table.status,
+        "rules": table.rules,
+        "rated": table.rated,
+        "move_seconds": table.move_seconds,
+        "created_by": table.created_by.username if table.created_by else None,
+        "created_at": table.created_at,
+        "seats": seat_entries(None, table),
+        "game": game,
+    }
+
+
+def tables(status: str | None) -> QuerySet[Table]:
+    queryset = Table.objects.select_related("created_by").prefetch_related("seats__player")
+    if status:
+        queryset = queryset.filter(status=status)
+    return queryset.order_by("-created_at", "-pk")
+
+
+def table(table_id: int) -> Table:
+    return get_object_or_404(tables(None), pk=table_id)
+
+
+def viewer_seat(players: list[GamePlayer], viewer: Player | None) -> int | None:
+    if viewer is None:
+        return None
+    return next((gp.seat for gp in players if gp.player_id == viewer.pk), None)
+
+
+def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
+    """The one function that builds a game as a caller may see it.
+
+    ``seat`` is the caller's seat, or None for anyone else. After the game, everyone sees the
+    full record (every card is public then).
+    """
+    players = list(game.players.select_related("player"))
+    finished = game.status == Game.Status.FINISHED
+    base = engine.view(None if finished else seat)
+    view: dict[str, Any] = {
+        **base,
+        "id": game.pk,
+        "status": game.status,
+        "rules": game.rules,
+        "rated": game.rated,
+        "version": game.version,
+        "seats": seat_entries(players),
+        "deadline": game.deadline.isoformat().replace("+00:00", "Z") if game.deadline else None,
+        "move_seconds": game.move_seconds,
+        "your_seat": seat,
+    }
+    if finished:
+        view["record"] = engine.record()
+        view["result"] = game.result
+    return view
+
+
+def game_view_for(game_id: int, viewer: Player | None) -> dict[str, Any]:
+    game = get_object_or_404(Game, pk=game_id)
+    players = list(game.players.all())
+    return game_view(game, Engine.from_json(game.state), viewer_seat(players, viewer))
+
+
+def visible_events(game: Game, seat: int | None) -> QuerySet[GameEvent]:
+    """The events of ``game`` that ``seat`` (None: a spectator) may see; all after the end."""
+    events = GameEvent.objects.filter(game=game)
+    if game.status == Game.Status.FINISHED:
+        return events
+    if seat is None:
+        return events.filter(public=True)
+    return events.annotate(mine=F("seat_mask").bitand(1 << seat)).filter(
+        Q(public=True) | Q(mine__gt=0)
+    )
+
+
+def event_data(event: GameEvent) -> dict[str, Any]:
+    return {
+        "seq": event.seq,
+        "type": event.type,
+        "at": event.at.isoformat().replace("+00:00", "Z"),
+        **event.payload,
+    }
+
+
+def events_after(game_id: int, viewer: Player | None, after: int) -> dict[str, Any]:
+    """``{"events": [...], "version"}``: what the caller may see with ``seq > after``."""
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        raise ApiError(404, "not_found", "No such game.")
+    seat = viewer_seat(list(game.players.all()), viewer)
+    rows = visible_events(game, seat).filter(seq__gt=after).order_by("seq")[:EVENTS_PAGE]
+    return {
+        "events": [event_data(e) for e in rows],
+        "version": game.version,
+        "last_seq": game.last_seq,
+        "status": game.status,
+    }
+
+
+def game_record(game_id: int) -> dict[str, Any]:
+    game = get_object_or_404(Game, pk=game_id)
+    if game.status != Game.Status.FINISHED:
+        raise ApiError(409, "game_in_progress", "The record is published when the game ends.")
+    record = Engine.from_json(game.state).record()
+    players = list(game.players.select_related("player"))
+    return {"game": game.pk, "seats": seat_entries(players), **record}
+
+
+# --- Streams --------------------------------------------------------------------------------
+
+
+def last_message_id(player: Player) -> int:
+    return (
+        PlayerMessage.objects.filter(player=player)
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
+        or 0
+    )
+
+
+def messages_after(player: Player, after_id: int) -> list[PlayerMessage]:
+    return list(PlayerMessage.objects.filter(player=player, id__gt=after_id).order_by("id")[:100])
+
+
+def pending_turns(player: Player) -> list[dict[str, Any]]:
+    """A ``your_turn`` line for every game waiting on ``player`` now."""
+    turns = []
+    rows = (
+        GamePlayer.objects.filter(game__status=Game.Status.PLAYING)
+        .filter(Q(player=player, replaced_by__isnull=True) | Q(replaced_by=player))
+        .select_related("game")
+    )
+    for gp in rows:
+        game = gp.game
+        if gp.seat in game.to_act:
+            turns.append(
+                {
+                    "type": "your_turn",
+                    "game": game.pk,
+                    "seat": gp.seat,
+                    "version": game.version,
+                    "phase": game.phase,
+                    "deadline": game.deadline.isoformat().replace("+00:00", "Z")
+                    if game.deadline
+                    else None,
+                }
+            )
+    return turns
+
+
+# --- Players and histories ------------------------------------------------------------------
+
+
+def player(username: str) -> Player:
+    found = Player.objects.filter(username=username, is_active=True).first()
+    if found is None:
+        raise ApiError(404, "not_found", f"No player '{username}'.")
+    return found
+
+
+def player_profile(username: str) -> dict[str, Any]:
+    found = player(username)
+    finished = GamePlayer.objects.filter(player=found, game__status=Game.Status.FINISHED)
+    profile = {
+        "username": found.username,
+        "is_bot": found.is_bot,
+        "owner": found.owner.username if found.owner else None,
+        "joined": found.date_joined,
+        "games_played": finished.count(),
+        "games_won": finished.filter(rank=1).count(),
+        "games_in_progress": GamePlayer.objects.filter(
+            player=found, game__status=Game.Status.PLAYING
+        ).count(),
+    }
+    for contribute in PROFILE_EXTRAS:
+        profile.update(contribute(found))
+    return profile
+
+
+def player_history(username: str, preset: str | None, result: str | None) -> QuerySet[GamePlayer]:
+    found = player(username)
+    rows = GamePlayer.objects.filter(player=found, game__status=Game.Status.FINISHED)
+    if preset:
+        rows = rows.filter(game__rules__preset=preset)
+    if result:
+        rows = rows.filter(result=result)
+    return rows.select_related("game").order_by("-game__finished_at", "-game_id")
+
+
+def history_entries(rows: list[GamePlayer]) -> list[dict[str, Any]]:
+    games = {gp.game_id for gp in rows}
+    seats: dict[int, list[GamePlayer]] = {}
+    for gp in GamePlayer.objects.filter(game_id__in=games).select_related("player"):
+        seats.setdefault(gp.game_id, []).append(gp)
+    extras: dict[int, dict[str, Any]] = {}
+    for contribute in HISTORY_EXTRAS:
+        for game_id, fields in contribute(rows).items():
+            extras.setdefault(game_id, {}).update(fields)
+    entries = []
+    for gp in rows:
+        table = sorted(seats.get(gp.game_id, []), key=lambda x: x.seat)
+        entries.append(
+            {
+                "game": gp.game_id,
+                "finished_at": gp.game.finished_at,
+                "rules": gp.game.rules,
+                "rated": gp.game.rated,
+                "seat": gp.seat,
+                "seats": [
+                    {
+                        "seat": x.seat,
+                        "username": x.player.username,
+                        "is_bot": x.player.is_bot,
+                        "rank": x.rank,
+                        "score": x.score,
+                    }
+                    for x in table
+                ],
+                "rank": gp.rank,
+                "score": gp.score,
+                "result": gp.result,
+                "rating_change": None,
+                **extras.get(gp.game_id, {}),
+            }
+        )
+    return entries

@@ -1,0 +1,505 @@
+"""Everything that changes accounts, tables and games. Views call one of these each.
+
+Every change of a game goes through :func:`_act` (players, timeouts and bots alike), which
+locks the game row, applies the action through the engine, and stores the new state, the
+events and the stream messages in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
+from functools import partial
+from typing import Any
+
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from config.api_errors import ApiError
+from games import realtime, signals
+from games.auth import BOT_SCOPES, HUMAN_SCOPES, issue_token
+from games.engine import Game as Engine
+from games.engine import IllegalAction, Rules, RulesError
+from games.engine.events import Event
+from games.models import (
+    HOUSE_BOT_PREFIX,
+    ApiToken,
+    Game,
+    GameEvent,
+    GamePlayer,
+    IdempotencyRecord,
+    Player,
+    PlayerMessage,
+    Table,
+    TableSeat,
+)
+
+HOUSE_BOTS = ("house:random", "house:heuristic", "house:strong")
+IDEMPOTENCY_TTL = timedelta(hours=24)
+
+
+# --- Accounts -------------------------------------------------------------------------------
+
+
+def register_player(username: str, password: str, email: str = "") -> tuple[Player, str]:
+    """A new human account and its first token (scopes play and organise)."""
+    player = Player(username=username, email=email)
+    try:
+        validate_password(password, player)
+    except DjangoValidationError as error:
+        raise ApiError(
+            400, "invalid", "The password is too weak.", fields={"password": list(error.messages)}
+        ) from error
+    player.set_password(password)
+    _save_new_account(player)
+    _, key = issue_token(player, HUMAN_SCOPES, name="registration")
+    return player, key
+
+
+def _save_new_account(player: Player) -> None:
+    """Save a new account; usernames are unique regardless of letter case."""
+    taken = ApiError(409, "username_taken", f"'{player.username}' is taken.")
+    if Player.objects.filter(username__iexact=player.username).exists():
+        raise taken
+    try:
+        with transaction.atomic():
+            player.save()
+    except IntegrityError as error:
+        raise taken from error
+
+
+def log_in(username: str, password: str, scopes: Iterable[str] | None, name: str) -> str:
+    """A new token for a human who gives the right password."""
+    player = Player.objects.filter(username=username, is_bot=False, is_active=True).first()
+    if player is None or not player.check_password(password):
+        raise ApiError(401, "invalid_credentials", "Wrong username or password.")
+    wanted = set(scopes) if scopes is not None else set(HUMAN_SCOPES)
+    if not wanted <= set(HUMAN_SCOPES):
+        raise ApiError(
+            400,
+            "invalid",
+            "Unknown or unavailable scope.",
+            fields={"scopes": sorted(wanted - set(HUMAN_SCOPES))},
+        )
+    _, key = issue_token(player, wanted, name=name or "login")
+    return key
+
+
+def create_bot_player(owner: Player, username: str) -> tuple[Player, str]:
+    """A bot account owned by a human, and its token (scopes play and bot)."""
+    if owner.is_bot:
+        raise ApiError(403, "bots_cannot_own_bots", "A bot account cannot create bots.")
+    bot = Player(username=username, is_bot=True, owner=owner)
+    bot.set_unusable_password()
+    _save_new_account(bot)
+    _, key = issue_token(bot, BOT_SCOPES, name="bot")
+    return bot, key
+
+
+def new_token(player: Player, scopes: Iterable[str], name: str) -> tuple[ApiToken, str]:
+    allowed = set(BOT_SCOPES if player.is_bot else HUMAN_SCOPES)
+    wanted = set(scopes)
+    if not wanted or not wanted <= allowed:
+        raise ApiError(
+            400,
+            "invalid",
+            "Unknown or unavailable scope.",
+            fields={"scopes": sorted(wanted - allowed) or ["at least one scope is needed"]},
+        )
+    return issue_token(player, wanted, name=name)
+
+
+def revoke_token(player: Player, token_id: int) -> None:
+    updated = ApiToken.objects.filter(pk=token_id, player=player, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+    if not updated:
+        raise ApiError(404, "not_found", "No such live token.")
+
+
+def house_bot(username: str) -> Player:
+    """The account of a house bot (made on first use)."""
+    if username not in HOUSE_BOTS:
+        raise ApiError(400, "unknown_bot", f"No house bot '{username}'.", known=list(HOUSE_BOTS))
+    player, created = Player.objects.get_or_create(username=username, defaults={"is_bot": True})
+    if created:
+        player.set_unusable_password()
+        player.save(update_fields=["password"])
+    return player
+
+
+# --- Tables ---------------------------------------------------------------------------------
+
+
+def parse_rules(data: object) -> Rules:
+    try:
+        return Rules.from_dict(data)
+    except (RulesError, TypeError, ValueError) as error:
+        raise ApiError(400, "invalid_rules", str(error)) from error
+
+
+def create_table(
+    creator: Player, rules: object, rated: bool, move_seconds: int, seat: int | None
+) -> Table:
+    parsed = parse_rules(rules)
+    with transaction.atomic():
+        table = Table.objects.create(
+            created_by=creator,
+            rules=parsed.to_dict(),
+            rated=rated,
+            move_seconds=move_seconds,
+            seat_count=parsed.players,
+        )
+        TableSeat.objects.bulk_create(TableSeat(table=table, seat=s) for s in range(parsed.players))
+        if seat is not None:
+            _sit(table, creator, seat)
+    return table
+
+
+def _locked_table(table_id: int) -> Table:
+    # Seating changes of one table are serialised by this row lock.
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    if table is None:
+        raise ApiError(404, "not_found", "No such table.")
+    return table
+
+
+def _sit(table: Table, player: Player, seat: int | None) -> None:
+    """Seat ``player`` (at ``seat`` or the first free one); start the game when full."""
+    if table.status != Table.Status.OPEN:
+        raise ApiError(409, "table_not_open", "The game at this table has already started.")
+    seats = list(TableSeat.objects.filter(table=table).order_by("seat"))
+    if not player.is_house_bot and any(s.player_id == player.pk for s in seats):
+        raise ApiError(409, "already_seated", "You already have a seat at this table.")
+    free = [s for s in seats if s.player_id is None]
+    if not free:
+        raise ApiError(409, "table_full", "Every seat is taken.")
+    if seat is None:
+        target = free[0]
+    else:
+        if not 0 <= seat < table.seat_count:
+            raise ApiError(
+                400,
+                "invalid",
+                f"No seat {seat} at this table.",
+                fields={"seat": [f"0..{table.seat_count - 1}"]},
+            )
+        target = seats[seat]
+        if target.player_id is not None:
+            raise ApiError(409, "seat_taken", f"Seat {seat} is taken.")
+    target.player = player
+    target.save(update_fields=["player"])
+    if len(free) == 1:
+        start_game(table)
+
+
+def join_table(player: Player, table_id: int, seat: int | None) -> Table:
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        _sit(table, player, seat)
+    return table
+
+
+def leave_table(player: Player, table_id: int) -> Table:
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        if table.status != Table.Status.OPEN:
+            raise ApiError(409, "table_not_open", "The game has started; you cannot leave.")
+        left = TableSeat.objects.filter(table=table, player=player).update(player=None)
+        if not left:
+            raise ApiError(409, "not_seated", "You have no seat at this table.")
+    return table
+
+
+def seat_bot(caller: Player, table_id: int, bot: str, seat: int | None) -> Table:
+    """Seat a house bot or a bot account the caller owns (the table's creator only)."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        if table.created_by_id != caller.pk:
+            raise ApiError(403, "not_table_creator", "Only the table's creator seats bots.")
+        if bot.startswith(HOUSE_BOT_PREFIX):
+            player = house_bot(bot)
+        else:
+            found = Player.objects.filter(username=bot, is_bot=True).first()
+            if found is None:
+                raise ApiError(404, "not_found", f"No bot account '{bot}'.")
+            if found.owner_id != caller.pk:
+                raise ApiError(403, "not_bot_owner", "You can seat only bots you own.")
+            player = found
+        _sit(table, player, seat)
+    return table
+
+
+# --- Games ----------------------------------------------------------------------------------
+
+
+def start_game(table: Table) -> Game:
+    """Deal the table's game (inside the seating transaction) and announce it on commit."""
+    engine = Engine.new(table.rules, seed=secrets.token_hex(16))
+    seats = list(TableSeat.objects.filter(table=table).order_by("seat"))
+    game = Game.objects.create(
+        table=table,
+        rules=table.rules,
+        rated=table.rated,
+        move_seconds=table.move_seconds,
+        seed=str(engine.seed),
+        state=engine.to_json(),
+        phase=engine.phase,
+        hand_number=engine.hand_number,
+        to_act=engine.to_act(),
+        deadline=_deadline(table.move_seconds, engine),
+    )
+    GamePlayer.objects.bulk_create(
+        GamePlayer(game=game, seat=s.seat, player_id=s.player_id) for s in seats
+    )
+    table.status = Table.Status.PLAYING
+    table.save(update_fields=["status"])
+    players = {s.seat: s.player_id for s in seats}
+    opening = [
+        Event(
+            "game_start",
+            {"game": game.pk, "seats": [_seat_entry(s.player) for s in seats]},
+        ),
+        *engine.opening_events(),
+    ]
+    _store_events(game, opening)
+    for player_id in set(players.values()):
+        _message(player_id, "game_start", {"game": game.pk, "table": table.pk})
+    _announce_turn(game, engine, players)
+    game.save(update_fields=["last_seq", "version"])
+    _publish_on_commit(game, players.values())
+    return game
+
+
+def _seat_entry(player: Player | None) -> dict[str, Any]:
+    if player is None:
+        return {"username": None, "is_bot": False}
+    return {"username": player.username, "is_bot": player.is_bot}
+
+
+def _deadline(move_seconds: int, engine: Engine) -> Any:
+    if engine.is_stopped():
+        return None
+    return timezone.now() + timedelta(seconds=move_seconds)
+
+
+def request_fingerprint(path: str, body: Mapping[str, Any]) -> str:
+    return hashlib.sha256(
+        (path + "\n" + json.dumps(body, sort_keys=True, default=str)).encode()
+    ).hexdigest()
+
+
+def submit_action(
+    player: Player,
+    game_id: int,
+    action: Mapping[str, Any],
+    expected_version: int | None,
+    idempotency_key: str | None = None,
+    fingerprint: str = "",
+) -> tuple[int, dict[str, Any]]:
+    """A player's action (``POST /games/{id}/actions``) → (status, the caller's new view).
+
+    With an idempotency key, the first response is stored with the change, and a retry of
+    the same request gets it back without acting again.
+    """
+    from games.selectors import game_view  # selectors build views; services change state
+
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        if idempotency_key:
+            earlier = IdempotencyRecord.objects.filter(player=player, key=idempotency_key).first()
+            if earlier is not None and earlier.created_at > timezone.now() - IDEMPOTENCY_TTL:
+                if earlier.fingerprint != fingerprint:
+                    raise ApiError(
+                        409,
+                        "idempotency_key_reused",
+                        "This Idempotency-Key was used for a different request.",
+                    )
+                return earlier.status_code, earlier.body
+            if earlier is not None:
+                earlier.delete()
+        seats = [gp.seat for gp in game.players.all() if gp.acting_player_id == player.pk] or [
+            gp.seat for gp in game.players.all() if gp.player_id == player.pk
+        ]
+        if not seats:
+            raise ApiError(403, "not_seated", "You do not play in this game.")
+        if game.status == Game.Status.FINISHED:
+            raise ApiError(409, "game_finished", "The game is over.")
+        if expected_version is not None and expected_version != game.version:
+            raise ApiError(
+                409,
+                "version_conflict",
+                f"The game is at version {game.version}, not {expected_version}.",
+                version=game.version,
+            )
+        engine = Engine.from_json(game.state)
+        acting = [s for s in seats if s in engine.to_act()]
+        if not acting:
+            raise ApiError(409, "not_your_turn", "It is not your turn.", to_act=engine.to_act())
+        seat = acting[0]
+        _apply(game, engine, seat, action)
+        body = game_view(game, engine, seat)
+        if idempotency_key:
+            IdempotencyRecord.objects.create(
+                player=player,
+                key=idempotency_key,
+                fingerprint=fingerprint,
+                status_code=200,
+                body=body,
+            )
+    return 200, body
+
+
+def act_for_seat(
+    game_id: int, seat: int, action: Mapping[str, Any], expected_version: int | None
+) -> Game | None:
+    """Apply an action for ``seat`` on behalf of the server (bots, timeouts).
+
+    Returns None (and changes nothing) when the game has moved on from ``expected_version``
+    or is over; raises :class:`ApiError` for an illegal action.
+    """
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        if game.status == Game.Status.FINISHED:
+            return None
+        if expected_version is not None and expected_version != game.version:
+            return None
+        engine = Engine.from_json(game.state)
+        _apply(game, engine, seat, action)
+    return game
+
+
+def _locked_game(game_id: int) -> Game:
+    # The one place where concurrent changes of a game are serialised: every action takes
+    # this row lock first, so two submissions can never both apply to the same version
+    # (on SQLite, BEGIN IMMEDIATE already serialises every writer).
+    game = Game.objects.select_for_update().prefetch_related("players").filter(pk=game_id).first()
+    if game is None:
+        raise ApiError(404, "not_found", "No such game.")
+    return game
+
+
+def _apply(game: Game, engine: Engine, seat: int, action: Mapping[str, Any]) -> None:
+    try:
+        events = engine.apply_dict(seat, dict(action))
+    except IllegalAction as error:
+        raise ApiError(400, "illegal_action", str(error), reason=error.code) from error
+    _record_change(game, engine, events)
+
+
+def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
+    """Store the engine's new state, the events and the stream messages; announce on commit."""
+    players = {gp.seat: gp.acting_player_id for gp in game.players.all()}
+    _store_events(game, events)
+    game.state = engine.to_json()
+    game.version += 1
+    game.phase = engine.phase
+    game.hand_number = engine.hand_number
+    game.to_act = engine.to_act()
+    game.deadline = _deadline(game.move_seconds, engine)
+    finished = engine.is_stopped()
+    if finished:
+        _finish(game, engine)
+    else:
+        _announce_turn(game, engine, players)
+    game.save()
+    _publish_on_commit(game, players.values())
+
+
+def _finish(game: Game, engine: Engine) -> None:
+    outcome = engine.standings()
+    game.status = Game.Status.FINISHED
+    game.finished_at = timezone.now()
+    game.result = outcome.to_dict()
+    game.deadline = None
+    firsts = outcome.ranks.count(1)
+    for gp in game.players.all():
+        gp.rank = outcome.ranks[gp.seat]
+        gp.score = outcome.scores[gp.seat]
+        gp.result = "loss" if gp.rank != 1 else "win" if firsts == 1 else "shared"
+        gp.save(update_fields=["rank", "score", "result"])
+    Table.objects.filter(pk=game.table_id).update(status=Table.Status.FINISHED)
+    standings = [
+        {
+            "seat": gp.seat,
+            "player_id": gp.player_id,
+            "rank": outcome.ranks[gp.seat],
+            "score": outcome.scores[gp.seat],
+        }
+        for gp in game.players.all()
+    ]
+    for player_id in {gp.player_id for gp in game.players.all()}:
+        _message(player_id, "game_finish", {"game": game.pk, "result": game.result})
+    game_id, rated = game.pk, game.rated
+    transaction.on_commit(
+        lambda: signals.game_finished.send(
+            sender=Game, game_id=game_id, rated=rated, standings=standings
+        )
+    )
+
+
+def _store_events(game: Game, events: Iterable[Event]) -> None:
+    now = timezone.now()
+    rows = []
+    for event in events:
+        game.last_seq += 1
+        rows.append(
+            GameEvent(
+                game=game,
+                seq=game.last_seq,
+                type=event.type,
+                at=now,
+                payload=event.payload,
+                public=event.visibility is None,
+                seat_mask=sum(1 << s for s in (event.visibility or ())),
+            )
+        )
+    GameEvent.objects.bulk_create(rows)
+
+
+def _message(player_id: int, kind: str, payload: dict[str, Any]) -> None:
+    PlayerMessage.objects.create(player_id=player_id, type=kind, payload=payload)
+
+
+def _announce_turn(game: Game, engine: Engine, players: Mapping[int, int]) -> None:
+    for seat in engine.to_act():
+        _message(
+            players[seat],
+            "your_turn",
+            {
+                "game": game.pk,
+                "seat": seat,
+                "version": game.version,
+                "phase": engine.phase,
+                "deadline": game.deadline.isoformat() if game.deadline else None,
+            },
+        )
+        transaction.on_commit(
+            partial(
+                signals.turn_started.send,
+                sender=Game,
+                game_id=game.pk,
+                seat=seat,
+                player_id=players[seat],
+                version=game.version,
+            )
+        )
+
+
+def _publish_on_commit(game: Game, player_ids: Iterable[int]) -> None:
+    channels = [realtime.game_channel(game.pk)] + [
+        realtime.player_channel(p) for p in set(player_ids)
+    ]
+    transaction.on_commit(lambda: realtime.publish(channels))
+
+
+def purge_idempotency_records() -> int:
+    deleted, _ = IdempotencyRecord.objects.filter(
+        created_at__lt=timezone.now() - IDEMPOTENCY_TTL
+    ).delete()
+    return deleted

@@ -1,0 +1,16 @@
+"""What the games app announces, after commit, for other apps to consume.
+
+``games`` imports none of its consumers: ratings and tournaments connect receivers to
+:data:`game_finished`; the bots app (house bots, webhooks) and the move timers connect to
+:data:`turn_started`.
+"""
+
+from django.dispatch import Signal
+
+#: A game ended. Keyword arguments: ``game_id``, ``rated`` and ``standings`` (a list of
+#: ``{"seat", "player_id", "rank", "score"}``; ranks as RULES.md, ties share a rank).
+game_finished = Signal()
+
+#: A seat must act. Keyword arguments: ``game_id``, ``seat``, ``player_id`` (who plays the
+#: seat now) and ``version`` (the game's version at which the seat became due).
+turn_started = Signal()
