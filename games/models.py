@@ -202,7 +202,8 @@ class IdempotencyRecord(models.Model):
     key = models.CharField(max_length=255)
     fingerprint = models.CharField(max_length=64)
     status_code = models.PositiveSmallIntegerField()
-    body = models.JSONField()
+    # Text, not JSON: a retry must get the very same bytes (PostgreSQL's jsonb reorders keys).
+    body = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -320,7 +321,7 @@ def submit_action(
                         "idempotency_key_reused",
                         "This Idempotency-Key was used for a different request.",
                     )
-                return earlier.status_code, earlier.body
+                return earlier.status_code, json.loads(earlier.body)
             if earlier is not None:
                 earlier.delete()
         seats = [gp.seat for gp in game.players.all() if gp.acting_player_id == player.pk] or [
@@ -350,7 +351,7 @@ def submit_action(
                 key=idempotency_key,
                 fingerprint=fingerprint,
                 status_code=200,
-                body=body,
+                body=json.dumps(body, cls=DjangoJSONEncoder),
             )
     return 200, body
 

@@ -15,20 +15,9 @@ import pytest
 
 from tests.api_client import Client, cards_in, register
 from tests.conftest import LiveServer
+from tests.game_helpers import choose_action, start_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def choose_action(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A uniformly chosen legal action, built from the view's legal_actions only."""
-    option = rng.choice(view["legal_actions"])
-    if option["type"] in ("discard", "give"):
-        cards = rng.sample(view["your_hand"], option["count"])
-        action = {"type": option["type"], "cards": cards}
-        if option["type"] == "give":
-            action["to"] = option["to"]
-        return action
-    return dict(option)
 
 
 class StreamReader(threading.Thread):
@@ -119,18 +108,6 @@ def play_to_the_end(
         assert after["version"] == view["version"] + 1
         actions += 1
         assert actions < 2000, "the game does not end"
-
-
-def start_table(creator: Client, others: list[Client], rules: Any) -> int:
-    table = creator.ok("POST", "/tables", 201, json={"rules": rules, "move_seconds": 600})
-    assert table["status"] == "open"
-    for client in others:
-        table = client.ok("POST", f"/tables/{table['id']}/join", json={})
-    assert table["status"] == "playing"
-    assert [s["username"] for s in table["seats"]] == [creator.username] + [
-        c.username for c in others
-    ]
-    return int(table["game"])
 
 
 @pytest.mark.parametrize(
