@@ -1,0 +1,88 @@
+"""Game completion is announced once, after commit, with the final standings."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from games import selectors, services, signals
+from games.models import Game, Player
+from tests.game_helpers import choose_action
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def play_out(game_id: int, players: list[Player], rng: random.Random) -> None:
+    while True:
+        game = Game.objects.get(pk=game_id)
+        if game.status == Game.Status.FINISHED:
+            return
+        (seat,) = game.to_act
+        view = selectors.game_view_for(game_id, players[seat])
+        services.submit_action(players[seat], game_id, choose_action(view, rng), None)
+
+
+def test_it_announces_a_finished_game_once_after_commit_with_standings() -> None:
+    players = [services.register_player(f"fin{i}", "correct horse battery")[0] for i in range(3)]
+    table = services.create_table(players[0], {"preset": "classic", "max_hands": 2}, True, 60, 0)
+    services.join_table(players[1], table.pk, None)
+    services.join_table(players[2], table.pk, None)
+    game_id = Game.objects.get(table=table).pk
+    received: list[dict[str, Any]] = []
+
+    def receiver(sender: Any, **kwargs: Any) -> None:
+        # Sent on commit: the finished state is visible to whoever consumes it.
+        assert Game.objects.get(pk=kwargs["game_id"]).status == Game.Status.FINISHED
+        received.append(kwargs)
+
+    signals.game_finished.connect(receiver)
+    try:
+        play_out(game_id, players, random.Random(5))
+    finally:
+        signals.game_finished.disconnect(receiver)
+
+    game = Game.objects.get(pk=game_id)
+    assert len(received) == 1
+    (announced,) = received
+    assert announced["game_id"] == game_id
+    assert announced["rated"] is True
+    assert announced["standings"] == [
+        {
+            "seat": seat,
+            "player_id": players[seat].pk,
+            "rank": game.result["ranks"][seat],
+            "score": game.result["scores"][seat],
+        }
+        for seat in range(3)
+    ]
+    assert sorted(s["rank"] for s in announced["standings"])[0] == 1
+
+
+def test_it_announces_each_turn_after_commit() -> None:
+    players = [services.register_player(f"turn{i}", "correct horse battery")[0] for i in range(3)]
+    turns: list[dict[str, Any]] = []
+
+    def receiver(sender: Any, **kwargs: Any) -> None:
+        turns.append(kwargs)
+
+    signals.turn_started.connect(receiver)
+    try:
+        table = services.create_table(players[0], "classic", False, 60, 0)
+        services.join_table(players[1], table.pk, None)
+        services.join_table(players[2], table.pk, None)
+    finally:
+        signals.turn_started.disconnect(receiver)
+
+    game = Game.objects.get(table=table)
+    (seat,) = game.to_act
+    assert turns == [
+        {
+            "signal": signals.turn_started,
+            "game_id": game.pk,
+            "seat": seat,
+            "player_id": players[seat].pk,
+            "version": 0,
+        }
+    ]
