@@ -317,12 +317,14 @@ def test_it_plays_calls_with_nt_and_miz() -> None:
 
 
 def test_it_refuses_a_call_already_made_and_nt_outside_calls() -> None:
-    deal, plays = scripted_hand(0, winners_for([6, 6, 4], 0))
-    deals = [deal, *(scripted_hand(d % 3, winners_for([6, 6, 4], 0))[0] for d in range(1, 4))]
-    game = Game.from_deals("calls", deals, first_dealer=0)
-    game.apply_dict(0, {"type": "trump", "suit": "NT"})
-    assert game.trump == "NT"
-    classic = Game.from_deals("classic", [deal], first_dealer=0)
+    scripts = [scripted_hand(d % 3, winners_for([6, 5, 5], 0)) for d in range(4)]
+    game = Game.from_deals("calls", [deal for deal, _ in scripts], first_dealer=0)
+    for (_, plays), call in zip(scripts[:3], ["NT", "H", "MIZ"], strict=True):
+        play_scripted_first_hand(game, plays, trump=call)
+    assert game.dealer == 0 and game.hand_number == 4
+    assert code_of(game, 0, {"type": "trump", "suit": "NT"}) == "invalid_suit"
+    assert [a["suit"] for a in game.legal_summary(0)] == ["C", "D", "H", "S", "MIZ"]
+    classic = Game.from_deals("classic", [scripts[0][0]], first_dealer=0)
     assert code_of(classic, 0, {"type": "trump", "suit": "NT"}) == "invalid_suit"
     assert code_of(classic, 0, {"type": "trump", "suit": "MIZ"}) == "invalid_suit"
 
