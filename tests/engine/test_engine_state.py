@@ -1,0 +1,178 @@
+"""Views (the information boundary), events, serialisation and records."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from engine_helpers import cards_in, play_scripted_first_hand, scripted_hand, winners_for
+
+from games.engine import Card, Game, IllegalAction, Play, StateError, Trump
+
+
+def classic_at_hand_two() -> Game:
+    deal, plays = scripted_hand(0, winners_for([11, 4, 1], 0))
+    deal2, _ = scripted_hand(1, winners_for([5, 6, 5], 1))
+    game = Game.from_deals("classic", [deal, deal2], first_dealer=0)
+    play_scripted_first_hand(game, plays)
+    return game
+
+
+def test_it_gives_a_seat_an_api_shaped_view() -> None:
+    game = Game.new("classic", seed="view")
+    dealer = game.dealer
+    view = game.view(dealer)
+    for key in (
+        "hand_number",
+        "dealer",
+        "targets",
+        "trump",
+        "phase",
+        "to_act",
+        "your_seat",
+        "your_hand",
+        "legal_actions",
+        "current_trick",
+        "tricks",
+        "scores",
+        "hand_cards_left",
+        "result",
+    ):
+        assert key in view, key
+    assert view["rules"] == {"preset": "classic"}
+    assert (view["hand_number"], view["phase"], view["to_act"]) == (1, "trump", [dealer])
+    assert view["legal_actions"] == [{"type": "trump", "suit": s} for s in "CDHS"]
+    assert view["your_hand"] == [str(c) for c in game.hand(dealer)]
+    assert view["hand_cards_left"] == [16, 16, 16]
+    other = (dealer + 1) % 3
+    assert game.view(other)["legal_actions"] == []
+    public = game.public_view()
+    assert "your_hand" not in public and "legal_actions" not in public
+    assert cards_in(public) == set()
+    json.dumps(view)
+
+
+def test_it_shows_discards_and_kitty_to_the_dealer_only() -> None:
+    game = Game.new("classic", seed=5)
+    dealer = game.dealer
+    game.apply(dealer, Trump("S"))
+    game.apply(dealer, game.fallback_action(dealer))
+    mine = game.view(dealer)
+    assert len(mine["your_discards"]) == 4 and len(mine["your_kitty"]) == 4
+    for seat in (None, (dealer + 1) % 3, (dealer + 2) % 3):
+        view = game.view(seat)
+        assert "your_discards" not in view and "your_kitty" not in view
+        assert not set(mine["your_discards"]) & cards_in(view)
+        assert view["discarded"] is True and view["kitty_cards_left"] == 0
+
+
+def test_it_shows_the_legal_plays_and_the_tricks_in_the_view() -> None:
+    game = Game.new("classic", seed=9)
+    dealer = game.dealer
+    game.apply(dealer, Trump("H"))
+    game.apply(dealer, game.fallback_action(dealer))
+    eldest = (dealer + 1) % 3
+    view = game.view(eldest)
+    assert view["legal_actions"] == [{"type": "play", "card": c} for c in view["your_hand"]]
+    for _ in range(4):
+        seat = game.to_move()
+        assert seat is not None
+        game.apply(seat, game.fallback_action(seat))
+    public = game.public_view()
+    assert len(public["trick_history"]) == 1 and len(public["current_trick"]) == 1
+    trick = public["trick_history"][0]
+    assert trick["leader"] == eldest and sum(public["tricks"]) == 1
+    assert public["tricks"][trick["winner"]] == 1
+
+
+def test_it_marks_event_visibility() -> None:
+    deal, plays = scripted_hand(0, winners_for([11, 4, 1], 0))
+    game = Game.from_deals("classic", [deal, deal], first_dealer=0)
+    game.apply_dict(0, {"type": "trump", "suit": "S"})
+    events = game.apply_dict(0, {"type": "discard", "cards": ["2C", "2D", "2H", "2S"]})
+    assert [(e.type, e.visibility) for e in events] == [
+        ("discard", None),
+        ("discard_cards", frozenset({0})),
+        ("kitty_taken", None),
+        ("kitty_cards", frozenset({0})),
+    ]
+    for seat, card in plays:
+        events = game.apply_dict(seat, {"type": "play", "card": card})
+    kinds = [e.type for e in events]
+    assert kinds[:4] == ["play", "trick", "hand_end", "hand_start"]
+    deals = [e for e in events if e.type == "deal"]
+    assert [e.visibility for e in deals] == [frozenset({s}) for s in range(3)]
+    for event in events:
+        if event.visibility is None:
+            assert cards_in(event.to_dict()) <= {c for _, c in plays}
+        assert event.visible_to(None) == (event.visibility is None)
+    events = game.apply_dict(0, {"type": "give", "to": 2, "cards": ["2C", "2D"]})
+    assert [(e.type, e.visibility) for e in events][:2] == [
+        ("give", None),
+        ("give_cards", frozenset({0, 2})),
+    ]
+    assert events[0].payload == {"from": 0, "to": 2, "count": 2}
+
+
+def test_it_changes_nothing_on_an_illegal_typed_action() -> None:
+    game = Game.new("classic", seed=2)
+    before = game.to_json()
+    for seat, action in [
+        (game.dealer, Play(Card.parse("2C"))),
+        ((game.dealer + 1) % 3, Trump("S")),
+        (game.dealer, "trump S"),
+    ]:
+        with pytest.raises(IllegalAction):
+            game.apply(seat, action)  # type: ignore[arg-type]
+        assert game.to_json() == before
+
+
+def test_it_round_trips_the_state_through_compact_json() -> None:
+    game = classic_at_hand_two()
+    text = game.to_json()
+    loaded = Game.from_json(text)
+    assert loaded == game and loaded.to_json() == text
+    assert loaded.phase == "exchange" and loaded.legal_summary(0) == game.legal_summary(0)
+    state = json.loads(text)
+    assert state["hands"] == [game.hand_mask(s) for s in range(3)]  # stored, not replayed
+    # Both go on identically.
+    for g in (game, loaded):
+        g.apply(0, g.fallback_action(0))
+    assert loaded == game
+    assert len(text) < 4000
+
+
+def test_it_rejects_what_is_not_a_state() -> None:
+    for text in ["[]", "{}", "nope", json.dumps({"v": 99})]:
+        with pytest.raises(StateError):
+            Game.from_json(text)
+    state = json.loads(Game.new("classic", seed=1).to_json())
+    del state["hands"]
+    with pytest.raises(StateError):
+        Game.from_state(state)
+
+
+def test_it_copies_independently() -> None:
+    game = Game.new("kitty-first", seed=4)
+    copy = game.copy()
+    copy.apply(copy.dealer, Trump("C"))
+    assert game.phase == "trump" and copy.phase == "discard"
+
+
+def test_it_records_everything_after_the_game() -> None:
+    game = Game.new({"preset": "classic", "max_hands": 2}, seed="record")
+    while not game.is_over():
+        seat = game.to_move()
+        assert seat is not None
+        game.apply(seat, game.fallback_action(seat))
+    record = game.record()
+    assert record["rules"] == {"preset": "classic", "max_hands": 2}
+    assert record["seed"] == "record" and len(record["deals"]) == 2
+    assert len(record["hands"]) == 2 and record["game_over"] is True
+    assert record["winner"] == game.outcome().winner  # type: ignore[union-attr]
+    first = record["deals"][0]
+    assert sorted(sum(first["hands"], []) + first["kitty"]) == sorted(
+        str(Card(i)) for i in range(52)
+    )
+    assert record["actions"][0]["type"] == "trump"
+    assert game.view(0)["result"] == game.outcome().to_dict()  # type: ignore[union-attr]
