@@ -171,8 +171,7 @@ def test_it_records_everything_after_the_game() -> None:
     assert len(record["hands"]) == 2 and record["game_over"] is True
     assert record["winner"] == game.outcome().winner  # type: ignore[union-attr]
     first = record["deals"][0]
-    assert sorted(sum(first["hands"], []) + first["kitty"]) == sorted(
-        str(Card(i)) for i in range(52)
-    )
+    dealt = [card for hand in first["hands"] for card in hand] + first["kitty"]
+    assert sorted(dealt) == sorted(str(Card(i)) for i in range(52))
     assert record["actions"][0]["type"] == "trump"
     assert game.view(0)["result"] == game.outcome().to_dict()  # type: ignore[union-attr]
