@@ -202,9 +202,21 @@ def card_list(mask: int) -> list[Card]:
     return [CARDS[i] for i in indices(mask)]
 
 
+_NAMES_OF: dict[int, tuple[str, ...]] = {}  # (suit << 13 | rank mask) -> names, lazily
+
+
 def cards_to_str(mask: int) -> list[str]:
     """The cards of ``mask`` as sorted strings, e.g. ``["2C", "AS"]``."""
-    return [_NAMES[i] for i in indices(mask)]
+    out: list[str] = []
+    for s in range(4):
+        part = (mask >> (13 * s)) & 0x1FFF
+        if part:
+            key = (s << 13) | part
+            names = _NAMES_OF.get(key)
+            if names is None:
+                names = _NAMES_OF[key] = tuple(_NAMES[13 * s + r] for r in _RANKS_OF[part])
+            out.extend(names)
+    return out
 
 
 def mask_of(cards: Iterable[Card]) -> int:

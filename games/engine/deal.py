@@ -41,6 +41,7 @@ __all__ = ["Deal", "WordStream", "first_dealer", "seeded_deal", "shuffled_deck"]
 _LIMIT = 1 << 64
 _FOUR_WORDS = Struct(">4Q")
 _BIT = tuple(1 << i for i in range(52))
+_BOUNDS = tuple(_LIMIT - (_LIMIT % m) if m else 0 for m in range(53))  # rejection bounds
 
 
 class WordStream:
@@ -85,9 +86,10 @@ def shuffled_deck(seed: int | str, deal_number: int, deck: int) -> list[int]:
         words.extend(_FOUR_WORDS.unpack(sha256(f"{prefix}{blocks}".encode()).digest()))
         blocks += 1
     pos = 0
+    bounds = _BOUNDS
     for i in range(len(order) - 1, 0, -1):
         m = i + 1
-        bound = _LIMIT - (_LIMIT % m)
+        bound = bounds[m]
         while True:
             if pos == len(words):  # pragma: no cover - rejections are very rare
                 words.extend(_FOUR_WORDS.unpack(sha256(f"{prefix}{blocks}".encode()).digest()))

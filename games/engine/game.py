@@ -77,6 +77,15 @@ _STATE_VERSION: Final = 1
 _PLAYS_OF: dict[int, tuple[Play, ...]] = {}  # (suit << 13 | rank mask) -> plays, filled lazily
 
 
+def _plays_of(suit: int, part: int) -> tuple[Play, ...]:
+    """The plays of the cards of one suit (a 13-bit rank mask), cached."""
+    key = (suit << 13) | part
+    plays = _PLAYS_OF.get(key)
+    if plays is None:
+        plays = _PLAYS_OF[key] = tuple(PLAYS[13 * suit + r] for r in range(13) if part >> r & 1)
+    return plays
+
+
 def trick_winner(cards: Sequence[int], leader: int, players: int, trump: int) -> int:
     """The seat winning a trick of card indices led by ``leader`` (``trump`` = -1: none)."""
     best = 0
@@ -477,29 +486,27 @@ class Game:
             return ()
         step = self._step
         if step == "play":
-            mask = self._legal_play_mask(seat)
-            cache = _PLAYS_OF
+            hand = self._hands[seat]
+            if self._trick:
+                led = self._trick[0] // 13
+                part = (hand >> (13 * led)) & 0x1FFF
+                if part:
+                    return _plays_of(led, part)
             out: list[Action] = []
             for s in range(4):
-                part = (mask >> (13 * s)) & 0x1FFF
+                part = (hand >> (13 * s)) & 0x1FFF
                 if part:
-                    key = (s << 13) | part
-                    plays = cache.get(key)
-                    if plays is None:
-                        plays = cache[key] = tuple(
-                            PLAYS[13 * s + r] for r in range(13) if part >> r & 1
-                        )
-                    out.extend(plays)
+                    out.extend(_plays_of(s, part))
             return out
         if step == "trump":
             return [Trump(c) for c in self._allowed_calls()]
         if step == "discard":
             return _Combinations(indices(self._hands[seat]), self._rules.kitty_size, Discard)
         if step == "give":
-            hand = indices(self._hands[seat])
+            cards = indices(self._hands[seat])
             parts: list[Sequence[Action]] = []
             for _, to, count in self._open_batches():
-                parts.append(_Combinations(hand, count, _give_maker(to)))
+                parts.append(_Combinations(cards, count, _give_maker(to)))
             return parts[0] if len(parts) == 1 else _Chain(parts)
         if step == "bid":
             return [Pass()] + [Bid(t) for t in range(self._min_bid(), 17)]
@@ -553,7 +560,7 @@ class Game:
         steps and the next deal). Raises :class:`IllegalAction` and changes nothing if the
         action is not legal."""
         if type(action) is Play:
-            return self._play(seat, action.card.index)
+            return self._play(seat, action.card._index)
         if not hasattr(action, "to_dict"):
             raise _illegal("unknown_action", f"not an action: {action!r}")
         return self.apply_dict(seat, action.to_dict())
@@ -595,7 +602,7 @@ class Game:
             if idx // 13 != led and hand & SUIT_MASKS[led]:
                 raise _illegal("must_follow_suit", f"seat {seat} must follow {'CDHS'[led]}")
         # -- legal: change the state
-        self._hands[seat] = hand & ~(1 << idx)
+        self._hands[seat] = hand ^ (1 << idx)
         trick.append(idx)
         self._played.append(idx)
         card = _NAMES[idx]
