@@ -103,10 +103,12 @@ def replay_file(path: str) -> dict[str, Any]:
         data = json.loads(text)
     except ValueError as error:
         return {"file": path, "error": f"invalid JSON: {error}"}
+    except RecursionError:
+        return {"file": path, "error": "invalid JSON: nested too deeply"}
     try:
         return replay_case(data, path)
-    except RecursionError:
-        return {"file": path, "error": "the document is nested too deeply"}
+    except Exception as error:  # never a traceback (REPLAY.md); a bug shows up here
+        return {"file": path, "error": f"internal error: {type(error).__name__}: {error}"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
