@@ -28,7 +28,7 @@ OPTION_VALUES = st.fixed_dictionaries(
 )
 
 SETTINGS = settings(
-    max_examples=8,
+    max_examples=15,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     derandomize=True,
