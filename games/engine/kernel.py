@@ -14,7 +14,7 @@ what it knows, build a kernel and play random playouts from it::
     from games.engine.kernel import PlayoutState
 
     view = game.view(seat)                  # what the bot may know
-    hands = my_guess_of_every_hand(view)    # a full assignment: list of card lists by seat
+    hands = random_hands(view, rng)         # a full assignment consistent with the view
     state = PlayoutState.from_view(view, hands)
     rng = random.Random(7)
     for card in state.legal_cards():        # e.g. evaluate each legal card
@@ -22,8 +22,11 @@ what it knows, build a kernel and play random playouts from it::
         after.play(card)
         total = sum(after.random_playout(rng)[seat] for _ in range(200))
 
-(:meth:`PlayoutState.from_game` does the same from a :class:`~games.engine.Game` and,
-without ``hands``, uses the true hands -- for tests and analysis.)
+(:func:`random_hands` deals the cards the seat cannot see at random among the other seats,
+respecting hand sizes, known voids and the cards it knows are where; a bot may use its own
+inference instead. :meth:`PlayoutState.from_game` does the same from a
+:class:`~games.engine.Game` and, without ``hands``, uses the true hands -- for tests and
+analysis.)
 :meth:`PlayoutState.random_playout` does not change the state: it plays every remaining card
 at random (each legal card equally likely) on a copy and returns the final tricks per seat
 (including tricks already won, and 3-5-9's discard trick).
@@ -45,7 +48,7 @@ from typing import Any, Final
 
 from .cards import CARDS, Card
 
-__all__ = ["PlayoutState"]
+__all__ = ["PlayoutState", "random_hands"]
 
 # For a 13-bit suit mask: its set bits as single-bit values, ascending; and its popcount.
 _BITS: Final[tuple[tuple[int, ...], ...]] = tuple(
@@ -98,24 +101,31 @@ class PlayoutState:
 
     @classmethod
     def from_game(
-        cls, game: Any, hands: Sequence[Iterable[Card | str | int]] | None = None
+        cls,
+        game: Any,
+        hands: Sequence[Iterable[Card | str | int]]
+        | Mapping[int, Iterable[Card | str | int]]
+        | None = None,
     ) -> PlayoutState:
         """The kernel of ``game`` (a :class:`~games.engine.Game` in the play phase).
 
-        ``hands``: a full assignment of every seat's current cards (by seat); by default the
-        true hands. Raises ``ValueError`` outside the play phase or if the hand sizes do
-        not match the game's.
+        ``hands``: an assignment of seats' current cards -- a list by seat, or a mapping
+        seat -> cards for the seats to replace (the others keep their true hands); by
+        default the true hands. Raises ``ValueError`` outside the play phase or if the hand
+        sizes do not match the game's.
         """
         if game.phase != "play":
             raise ValueError("the kernel needs a game in the play phase")
         n = game.players
-        if hands is None:
-            split = [[(game.hand_mask(s) >> (13 * k)) & 0x1FFF for k in range(4)] for s in range(n)]
-        else:
-            split = [cls._split(h) for h in hands]
-            for seat in range(n):
-                if sum(m.bit_count() for m in split[seat]) != game.hand_mask(seat).bit_count():
-                    raise ValueError(f"seat {seat}: wrong number of cards in the assignment")
+        split = [[(game.hand_mask(s) >> (13 * k)) & 0x1FFF for k in range(4)] for s in range(n)]
+        if isinstance(hands, Mapping):
+            for seat, cards in hands.items():
+                split[seat] = cls._split(cards)
+        elif hands is not None:
+            split = [cls._split(cards) for cards in hands]
+        for seat in range(n):
+            if sum(m.bit_count() for m in split[seat]) != game.hand_mask(seat).bit_count():
+                raise ValueError(f"seat {seat}: wrong number of cards in the assignment")
         trump = game.trump
         return cls(
             split,
@@ -298,3 +308,93 @@ class PlayoutState:
             leader = winner
             left -= 1
         return tricks
+
+
+def random_hands(view: Mapping[str, Any], rng: random.Random, tries: int = 200) -> list[list[Card]]:
+    """A random full assignment of hands consistent with a seat's play-phase view.
+
+    The viewer keeps its own hand. Every card it has not seen (not in its hand, not played
+    this hand, not the face-up card, not its own discards) is dealt at random to the other
+    seats' remaining hand sizes or left out of play (discards, kitty, a swapped-out card),
+    except that cards it knows the place of stay there (cards it gave and that were not
+    sent back, cards it returned, kitty cards the dealer showed it when the kitty was taken
+    after the discard) and no seat gets a suit it is known to be void in (it did not follow
+    that suit). If random dealing keeps running into void constraints it retries, then
+    ignores them.
+    """
+    from .cards import FULL_DECK
+    from .rules import Rules
+
+    rules = Rules.from_dict(view["rules"])
+    me: int = view["your_seat"]
+    n = rules.players
+    sizes: list[int] = list(view["hand_cards_left"])
+    played: set[int] = set()
+    voids: list[set[int]] = [set() for _ in range(n)]
+    tricks = [t["cards"] for t in view["trick_history"]]
+    leaders = [t["leader"] for t in view["trick_history"]]
+    if view["current_trick"]:
+        tricks.append([t["card"] for t in view["current_trick"]])
+        leaders.append(view["current_trick"][0]["seat"])
+    for cards, leader in zip(tricks, leaders, strict=True):
+        idx = [Card.parse(c).index for c in cards]
+        played.update(idx)
+        led = idx[0] // 13
+        for i, c in enumerate(idx[1:], start=1):
+            if c // 13 != led:
+                voids[(leader + i) % n].add(led)
+    mine = {Card.parse(c).index for c in view["your_hand"]}
+    seen = set(mine) | played
+    if view.get("face_up"):
+        seen.add(Card.parse(view["face_up"]).index)
+    for key in ("your_discards", "your_kitty"):
+        for c in view.get(key) or []:
+            seen.add(Card.parse(c).index)
+    if view.get("your_swapped_card"):
+        seen.add(Card.parse(view["your_swapped_card"]).index)
+    known: list[set[int]] = [set() for _ in range(n)]
+    for batch in view["exchange"]:
+        given = {Card.parse(c).index for c in batch.get("given", [])}
+        returned = {Card.parse(c).index for c in batch.get("returned", [])}
+        if batch["from"] == me:
+            known[batch["to"]] |= given - returned
+        elif batch["to"] == me:
+            known[batch["from"]] |= returned - given
+    if rules.kitty_order == "discard_then_take":
+        for shown in view.get("disclosures", []):
+            known[shown["from"]] |= {Card.parse(c).index for c in shown["cards"]}
+    for seat in range(n):
+        known[seat] -= played | mine
+        if seat == me:
+            known[seat] = set()
+    deck = {i for i in range(52) if (rules.deck & FULL_DECK) >> i & 1}
+    pool = sorted(deck - seen - set().union(*known))
+    slots = [sizes[s] - len(known[s]) if s != me else 0 for s in range(n)]
+    for attempt in range(tries + 1):
+        respect_voids = attempt < tries
+        rng.shuffle(pool)
+        left = list(slots)
+        out_slots = len(pool) - sum(left)
+        hands: list[set[int]] = [set(k) for k in known]
+        ok = True
+        for c in pool:
+            suit = c // 13
+            options = [s for s in range(n) if left[s] and not (respect_voids and suit in voids[s])]
+            weights = [left[s] for s in options]
+            total = sum(weights) + out_slots
+            if total == 0:
+                ok = False
+                break
+            pick = rng.random() * total
+            for s, w in zip(options, weights, strict=True):
+                if pick < w:
+                    hands[s].add(c)
+                    left[s] -= 1
+                    break
+                pick -= w
+            else:
+                out_slots -= 1
+        if ok and not any(left):
+            hands[me] = set(mine)
+            return [[CARDS[i] for i in sorted(h)] for h in hands]
+    raise ValueError("no assignment of hands fits this view")  # pragma: no cover

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from games.engine import PRESETS, Card, Game, Rules
-from games.engine.kernel import PlayoutState
+from games.engine.kernel import PlayoutState, random_hands
 
 
 def game_in_play(preset: str, seed: int, plays: int = 0) -> Game:
@@ -109,3 +109,81 @@ def test_it_plays_uniformly_among_legal_cards() -> None:
         counts[record[0]] = counts.get(record[0], 0) + 1
     assert len(counts) == 16
     assert min(counts.values()) > 120 and max(counts.values()) < 280  # expectation 200
+
+
+def test_it_replaces_only_the_seats_given_in_a_mapping() -> None:
+    game = game_in_play("classic", 12)
+    a, b = (game.to_move() or 0) + 1, (game.to_move() or 0) + 2
+    a, b = a % 3, b % 3
+    swapped = PlayoutState.from_game(game, {a: game.hand(b), b: game.hand(a)})
+    assert swapped.hands[a] == PlayoutState.from_game(game).hands[b]
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_it_deals_random_hands_consistent_with_a_view(preset: str) -> None:
+    for seed in range(4):
+        game = game_in_play(preset, seed, plays=3 * seed + 1)
+        if game.phase != "play":
+            continue
+        seat = game.to_move()
+        assert seat is not None
+        view = game.view(seat)
+        rng = random.Random(seed)
+        for _ in range(5):
+            hands = random_hands(view, rng)
+            assert [str(c) for c in hands[seat]] == view["your_hand"]
+            assert [len(h) for h in hands] == view["hand_cards_left"]
+            dealt = [c for h in hands for c in h]
+            assert len(set(dealt)) == len(dealt)
+            played = {c for t in view["trick_history"] for c in t["cards"]}
+            played |= {t["card"] for t in view["current_trick"]}
+            assert not played & {str(c) for c in dealt}
+            state = PlayoutState.from_view(view, hands)
+            assert sum(state.random_playout(rng)) == game.rules.tricks_per_hand
+
+
+def test_it_respects_known_voids() -> None:
+    game = game_in_play("classic", 7)
+    rng = random.Random(7)
+    # Play until someone fails to follow suit.
+    while game.phase == "play":
+        seat = game.to_move()
+        assert seat is not None
+        view = game.view(seat)
+        voids: dict[int, set[str]] = {}
+        for trick in view["trick_history"]:
+            led = trick["cards"][0][1]
+            for i, card in enumerate(trick["cards"][1:], start=1):
+                if card[1] != led:
+                    voids.setdefault((trick["leader"] + i) % 3, set()).add(led)
+        if voids:
+            for _ in range(20):
+                hands = random_hands(view, rng)
+                for s, suits in voids.items():
+                    if s != seat:
+                        assert not {str(c)[1] for c in hands[s]} & suits
+            return
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+    pytest.fail("nobody ever failed to follow suit")  # pragma: no cover
+
+
+def test_it_keeps_cards_given_in_the_exchange_with_their_receiver() -> None:
+    for seed in range(50):
+        game = Game.new("classic", seed=seed)
+        while game.hand_number == 1 or game.phase != "play":
+            seat = game.to_move()
+            assert seat is not None
+            game.apply(seat, game.fallback_action(seat))
+        batches = game.view(None)["exchange"]
+        if not batches:
+            continue
+        giver, receiver = batches[0]["from"], batches[0]["to"]
+        view = game.view(giver)
+        kept = set(view["exchange"][0]["given"]) - set(view["exchange"][0]["returned"])
+        if not kept:
+            continue
+        hands = random_hands(view, random.Random(seed))
+        assert kept <= {str(c) for c in hands[receiver]}
+        assert kept <= {str(c) for c in game.hand(receiver)}
+        return
+    pytest.fail("no exchange found")  # pragma: no cover
