@@ -317,8 +317,9 @@ def random_hands(view: Mapping[str, Any], rng: random.Random, tries: int = 200) 
     this hand, not the face-up card, not its own discards) is dealt at random to the other
     seats' remaining hand sizes or left out of play (discards, kitty, a swapped-out card),
     except that cards it knows the place of stay there (cards it gave and that were not
-    sent back, cards it returned, kitty cards the dealer showed it when the kitty was taken
-    after the discard) and no seat gets a suit it is known to be void in (it did not follow
+    sent back, cards it returned -- unless a later batch of the exchange could have moved
+    them -- and kitty cards the dealer showed it when the kitty was taken after the
+    discard) and no seat gets a suit it is known to be void in (it did not follow
     that suit). If random dealing keeps running into void constraints it retries, then
     ignores them.
     """
@@ -353,20 +354,29 @@ def random_hands(view: Mapping[str, Any], rng: random.Random, tries: int = 200) 
     if view.get("your_swapped_card"):
         seen.add(Card.parse(view["your_swapped_card"]).index)
     known: list[set[int]] = [set() for _ in range(n)]
-    for batch in view["exchange"]:
+    batches = view["exchange"]
+    for number, batch in enumerate(batches):
         given = {Card.parse(c).index for c in batch.get("given", [])}
         returned = {Card.parse(c).index for c in batch.get("returned", [])}
-        if batch["from"] == me:
+        later = batches[number + 1 :]
+        if batch["from"] == me and not any(b["to"] == batch["to"] for b in later):
+            # Kept by the receiver (nobody traded with it afterwards).
             known[batch["to"]] |= given - returned
-        elif batch["to"] == me:
-            known[batch["from"]] |= returned - given
-    if rules.kitty_order == "discard_then_take":
+        elif batch["to"] == me and not any(b["from"] == batch["from"] for b in later):
+            # Returned to the giver, which gave nothing afterwards.
+            known[batch["from"]] |= returned
+    # A dealer who discarded, or a seat that swapped, may have put a known card out of play.
+    unsure = {view["dealer"]} if view.get("discarded") else set()
+    if view.get("swap"):
+        unsure.add(view["swap"]["seat"])
+    for seat in unsure:
+        known[seat] = set()
+    if rules.kitty_order == "discard_then_take":  # shown after the discard: still held
         for shown in view.get("disclosures", []):
             known[shown["from"]] |= {Card.parse(c).index for c in shown["cards"]}
+    known[me] = set()
     for seat in range(n):
         known[seat] -= played | mine
-        if seat == me:
-            known[seat] = set()
     deck = {i for i in range(52) if (rules.deck & FULL_DECK) >> i & 1}
     pool = sorted(deck - seen - set().union(*known))
     slots = [sizes[s] - len(known[s]) if s != me else 0 for s in range(n)]
