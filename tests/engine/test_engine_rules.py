@@ -191,6 +191,13 @@ def test_it_orders_two_up_players_by_target_or_by_overtricks() -> None:
     assert game.legal_summary(2) == [{"type": "give", "to": 1, "count": 1}]
 
 
+def test_it_breaks_a_most_up_tie_by_the_higher_target() -> None:
+    # Hand 1: 9/6/1 -> +1/+1/-2. Coming targets: seat 1 8, seat 2 5, seat 0 3.
+    game = first_hand_game("most-up-first", [9, 6, 1])
+    assert game.to_act() == [1]
+    assert game.legal_summary(1) == [{"type": "give", "to": 2, "count": 1}]
+
+
 def test_it_names_trump_before_the_exchange_when_asked() -> None:
     game = first_hand_game({"preset": "classic", "exchange_before_trump": False}, [9, 4, 3])
     assert game.phase == "trump" and game.to_act() == [1]
