@@ -116,3 +116,22 @@ def cards_in(obj: object) -> set[str]:
 
     walk(obj)
     return found
+
+
+def scripted_17(
+    dealer: int, winners: Sequence[int], twos: Sequence[str], face_up: str = ""
+) -> tuple[dict[str, Any], list[tuple[int, str]]]:
+    """A 17-card deal (``6-3-8``, ``17-card-2s-removed``, ``9-5-3-single-kitty``).
+
+    The first 16 tricks follow :func:`scripted_hand`'s scheme (ranks 3..A); ``twos[seat]``
+    is each seat's 2, played to the 17th trick, which its leader (the winner of trick 16)
+    wins as long as none of the 2s is a trump. ``face_up`` is the single kitty card, if any.
+    """
+    deal, plays = scripted_hand(dealer, winners)
+    hands = [[c for c in hand if c[0] != "2"] for hand in deal["hands"]]
+    hands[dealer].extend(deal["kitty"])  # no kitty: the dealer keeps its last-trick cards
+    for seat, two in enumerate(twos):
+        hands[seat].append(two)
+    leader = winners[-1]
+    plays = plays + [((leader + i) % 3, twos[(leader + i) % 3]) for i in range(3)]
+    return {"hands": hands, "kitty": [face_up] if face_up else []}, plays

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from engine_helpers import (
     play_scripted_first_hand,
+    scripted_17,
     scripted_hand,
     simple_deal,
     winners_for,
@@ -480,6 +481,59 @@ def test_it_ends_score_games_at_the_target_score() -> None:
     outcome = game.outcome()
     assert outcome is not None and outcome.reason == "score" and outcome.winner == 1
     assert outcome.ranks == (3, 1, 2)
+
+
+# ---------------------------------------------------------------- 17-card presets
+def play_17(game: Game, plays: list[tuple[int, str]], trump: str) -> None:
+    game.apply_dict(game.dealer, {"type": "trump", "suit": trump})
+    if game.phase == "swap":
+        game.apply_dict(game.to_move(), {"type": "no_swap"})
+    for seat, card in plays:
+        game.apply_dict(seat, {"type": "play", "card": card})
+
+
+def test_it_plays_6_3_8_without_2c_to_plus_ten() -> None:
+    # Targets dealer 8, eldest 6, middle 3 over 17 tricks (the 2s trick goes to its leader).
+    deal, plays = scripted_17(0, winners_for([7, 6, 3], 0), ["2D", "2H", "2S"])
+    game = Game.from_deals("6-3-8", [deal, deal], first_dealer=0)
+    assert game.view(None)["hand_cards_left"] == [17, 17, 17]
+    play_17(game, plays, trump="C")
+    assert game.history[0]["tricks"] == [7, 6, 4]  # seat 2 won trick 16, then the 2s
+    assert game.history[0]["diffs"] == [-1, 0, 1] and not game.is_over()
+    with_2c = scripted_17(0, winners_for([7, 6, 3], 0), ["2C", "2H", "2S"])[0]
+    with pytest.raises(ValueError, match="partition"):
+        Game.from_deals("6-3-8", [with_2c], first_dealer=0)
+    # Eldest wins everything: 17 - 6 = +11 reaches +10, the game ends on the score.
+    deal, plays = scripted_17(0, [1] * 16, ["2D", "2H", "2S"])
+    game = Game.from_deals("6-3-8", [deal], first_dealer=0)
+    play_17(game, plays, trump="C")
+    outcome = game.outcome()
+    assert outcome is not None
+    assert (outcome.reason, outcome.winner, outcome.scores) == ("score", 1, (-8, 11, -3))
+
+
+def test_it_ends_17_card_2s_removed_only_on_all_17_tricks() -> None:
+    deal, plays = scripted_17(0, [1] * 15 + [2], ["2C", "2D", "2H"])
+    game = Game.from_deals("17-card-2s-removed", [deal, deal], first_dealer=0)
+    play_17(game, plays, trump="S")
+    assert game.history[0]["tricks"] == [0, 15, 2] and not game.is_over()
+    deal, plays = scripted_17(0, [1] * 16, ["2C", "2D", "2H"])
+    game = Game.from_deals("17-card-2s-removed", [deal], first_dealer=0)
+    play_17(game, plays, trump="S")
+    assert game.history[0]["tricks"] == [0, 17, 0]
+    assert game.outcome().reason == "tricks"  # type: ignore[union-attr]
+
+
+def test_it_ends_single_kitty_on_thirteen_tricks() -> None:
+    deal, plays = scripted_17(0, [2] * 12 + [0] * 4, ["2D", "2H", "2S"], face_up="2C")
+    game = Game.from_deals("9-5-3-single-kitty", [deal, deal], first_dealer=0)
+    play_17(game, plays, trump="C")
+    assert game.history[0]["tricks"] == [5, 0, 12] and not game.is_over()
+    assert game.history[0]["diffs"] == [-4, -5, 9]  # targets 9 / 5 / 3
+    deal, plays = scripted_17(0, [2] * 16, ["2D", "2H", "2S"], face_up="2C")
+    game = Game.from_deals("9-5-3-single-kitty", [deal], first_dealer=0)
+    play_17(game, plays, trump="C")
+    assert game.is_over() and game.outcome().winner == 2  # type: ignore[union-attr]
 
 
 # ---------------------------------------------------------------- fallback and legal actions
