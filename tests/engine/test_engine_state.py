@@ -175,3 +175,13 @@ def test_it_records_everything_after_the_game() -> None:
     assert sorted(dealt) == sorted(str(Card(i)) for i in range(52))
     assert record["actions"][0]["type"] == "trump"
     assert game.view(0)["result"] == game.outcome().to_dict()  # type: ignore[union-attr]
+
+
+def test_it_keeps_the_opening_events_of_a_new_game() -> None:
+    game = Game.new("classic", seed="open")
+    events = game.opening_events()
+    assert [e.type for e in events] == ["hand_start", "deal", "deal", "deal"]
+    assert [e.payload["cards"] for e in events[1:]] == [
+        [str(c) for c in game.hand(s)] for s in range(3)
+    ]
+    assert Game.from_json(game.to_json()).opening_events() == []
