@@ -45,6 +45,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return None
     if isinstance(exc, ApiError):
         response.data = error_body(exc.error_code, str(exc.detail), **exc.details)
+        if exc.status_code == status.HTTP_401_UNAUTHORIZED:
+            response["WWW-Authenticate"] = "Token"
         return response
     code = _CODES_BY_STATUS.get(response.status_code, "error")
     details: dict[str, Any] = {}

@@ -47,6 +47,7 @@ from games.serializers import (
     TableSerializer,
     TokenInfoSerializer,
     TokenSerializer,
+    paginated,
 )
 
 ERROR = OpenApiResponse(description='`{"error": {"code", "message", ...}}`')
@@ -116,10 +117,12 @@ class MeView(APIView):
 class MyTokensView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="me_tokens_list", responses={200: TokenInfoSerializer(many=True)})
+    @extend_schema(operation_id="me_tokens_list", responses={200: paginated(TokenInfoSerializer)})
     def get(self, request: Request) -> Response:
         tokens = caller(request).tokens.filter(revoked_at__isnull=True).order_by("id")
-        return Response(TokenInfoSerializer(tokens, many=True).data)
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(tokens, request, view=self)
+        return paginator.get_paginated_response(TokenInfoSerializer(page, many=True).data)
 
     @extend_schema(
         operation_id="me_tokens_create",
@@ -151,7 +154,7 @@ class TablesView(APIView):
     @extend_schema(
         operation_id="tables_list",
         parameters=[OpenApiParameter("status", str, enum=["open", "playing", "finished"])],
-        responses={200: TableSerializer(many=True)},
+        responses={200: paginated(TableSerializer)},
     )
     def get(self, request: Request) -> Response:
         status_filter = request.query_params.get("status")
@@ -298,7 +301,7 @@ class PlayerGamesView(APIView):
             OpenApiParameter("rules", str, description="a preset name"),
             OpenApiParameter("result", str, enum=["win", "shared", "loss"]),
         ],
-        responses={200: HistoryEntrySerializer(many=True), 404: ERROR},
+        responses={200: paginated(HistoryEntrySerializer), 404: ERROR},
     )
     def get(self, request: Request, username: str) -> Response:
         result = request.query_params.get("result")
@@ -335,6 +338,8 @@ def _error_response(error: ApiError) -> JsonResponse:
     )
     if "retry_after" in error.details:
         response["Retry-After"] = str(error.details["retry_after"])
+    if error.status_code == 401:
+        response["WWW-Authenticate"] = "Token"
     return response
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -62,72 +64,76 @@ def publish(channels: Iterable[str]) -> None:
 
 
 class Hub:
-    """Per-process registry of waiters, fed by one Redis subscription in service mode."""
+    """Per-process registry of waiters, fed by one Redis subscription in service mode.
+
+    The subscription runs in a daemon thread with the blocking Redis client: it outlives any
+    one event loop (each in-process test request has its own) and never holds a loop open.
+    """
 
     def __init__(self) -> None:
-        self._waiters: dict[str, set[asyncio.Event]] = defaultdict(set)
-        self._listener: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+        self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = (
+            defaultdict(set)
+        )
+        self._listener: threading.Thread | None = None
 
-    def notify_local(self, channels: Iterable[str]) -> None:
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
-        for channel in channels:
-            for event in list(self._waiters.get(channel, ())):
+    def _wake(self, channels: Iterable[str]) -> None:
+        with self._lock:
+            targets = [w for channel in channels for w in self._waiters.get(channel, ())]
+        for loop, event in targets:
+            with contextlib.suppress(RuntimeError):  # that loop has closed meanwhile
                 loop.call_soon_threadsafe(event.set)
 
-    def _wake(self, channel: str) -> None:
-        for event in list(self._waiters.get(channel, ())):
-            event.set()
+    def notify_local(self, channels: Iterable[str]) -> None:
+        self._wake(channels)
 
-    async def _listen(self) -> None:
-        import redis.asyncio as aioredis
+    def _listen_forever(self) -> None:
+        import redis
 
         while True:
-            client = aioredis.Redis.from_url(settings.REDIS_URL)
             try:
-                async with client.pubsub() as pubsub:
-                    await pubsub.psubscribe(CHANNEL_PREFIX + "*")
-                    async for message in pubsub.listen():
-                        if message.get("type") == "pmessage":
-                            channel = message["channel"]
-                            self._wake(channel.decode() if isinstance(channel, bytes) else channel)
-            except asyncio.CancelledError:
-                raise
+                pubsub = redis.Redis.from_url(settings.REDIS_URL).pubsub(
+                    ignore_subscribe_messages=True
+                )
+                pubsub.psubscribe(CHANNEL_PREFIX + "*")
+                for message in pubsub.listen():
+                    channel = message["channel"]
+                    self._wake([channel.decode() if isinstance(channel, bytes) else channel])
             except Exception:
                 logger.exception("pub/sub listener failed; reconnecting")
                 # Anyone waiting may have missed a wake-up: let them look again.
-                for channel in list(self._waiters):
-                    self._wake(channel)
-                await asyncio.sleep(1)
-            finally:
-                with contextlib.suppress(Exception):
-                    await client.aclose()
+                with self._lock:
+                    channels = list(self._waiters)
+                self._wake(channels)
+                time.sleep(1)
 
-    def _ensure_started(self) -> None:
-        loop = asyncio.get_running_loop()
-        if self._loop is not loop:
-            self._loop = loop
-            self._listener = None
-        if settings.REDIS_URL and (self._listener is None or self._listener.done()):
-            self._listener = loop.create_task(self._listen())
+    def _ensure_listener(self) -> None:
+        if not settings.REDIS_URL:
+            return
+        with self._lock:
+            if self._listener is None or not self._listener.is_alive():
+                self._listener = threading.Thread(
+                    target=self._listen_forever, name="pubsub-listener", daemon=True
+                )
+                self._listener.start()
 
     @contextlib.contextmanager
     def listening(self, channel: str) -> Iterator[Waiter]:
         """Register for wake-ups on ``channel`` *before* looking at the database, so a change
         committed between the look and the wait still wakes us."""
-        self._ensure_started()
-        waiter = Waiter(asyncio.Event())
-        self._waiters[channel].add(waiter.event)
+        self._ensure_listener()
+        entry = (asyncio.get_running_loop(), asyncio.Event())
+        with self._lock:
+            self._waiters[channel].add(entry)
         try:
-            yield waiter
+            yield Waiter(entry[1])
         finally:
-            waiters = self._waiters.get(channel)
-            if waiters is not None:
-                waiters.discard(waiter.event)
-                if not waiters:
-                    self._waiters.pop(channel, None)
+            with self._lock:
+                waiters = self._waiters.get(channel)
+                if waiters is not None:
+                    waiters.discard(entry)
+                    if not waiters:
+                        self._waiters.pop(channel, None)
 
 
 @dataclass

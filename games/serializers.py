@@ -23,7 +23,7 @@ class RulesField(serializers.JSONField):
 class RegisterSerializer(serializers.Serializer[Any]):
     username = serializers.RegexField(USERNAME_PATTERN, help_text="3-30 letters, digits, _ . -")
     password = serializers.CharField(write_only=True, min_length=8, max_length=200)
-    email = serializers.EmailField(required=False, allow_blank=True, default="")
+    email = serializers.EmailField(required=False, allow_blank=True, default="", max_length=254)
 
 
 class LoginSerializer(serializers.Serializer[Any]):
@@ -164,3 +164,19 @@ class ProfileSerializer(serializers.Serializer[Any]):
     games_won = serializers.IntegerField()
     games_in_progress = serializers.IntegerField()
     ratings = serializers.JSONField(required=False)
+
+
+def paginated(item: type[serializers.Serializer[Any]]) -> serializers.Serializer[Any]:
+    """The documented shape of a paginated list of ``item``: {count, next, previous, results}."""
+    from drf_spectacular.utils import inline_serializer
+
+    name = item.__name__.removesuffix("Serializer")
+    return inline_serializer(  # type: ignore[no-any-return]
+        f"Paginated{name}List",
+        {
+            "count": serializers.IntegerField(),
+            "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True),
+            "results": item(many=True),
+        },
+    )

@@ -172,27 +172,24 @@ def _locked_table(table_id: int) -> Table:
 
 def _sit(table: Table, player: Player, seat: int | None) -> None:
     """Seat ``player`` (at ``seat`` or the first free one); start the game when full."""
-    if table.status != Table.Status.OPEN:
-        raise ApiError(409, "table_not_open", "The game at this table has already started.")
     seats = list(TableSeat.objects.filter(table=table).order_by("seat"))
+    if seat is not None and not 0 <= seat < table.seat_count:
+        raise ApiError(
+            400,
+            "invalid",
+            f"No seat {seat} at this table.",
+            fields={"seat": [f"0..{table.seat_count - 1}"]},
+        )
     if not player.is_house_bot and any(s.player_id == player.pk for s in seats):
         raise ApiError(409, "already_seated", "You already have a seat at this table.")
+    if seat is not None and seats[seat].player_id is not None:
+        raise ApiError(409, "seat_taken", f"Seat {seat} is taken.")
     free = [s for s in seats if s.player_id is None]
     if not free:
         raise ApiError(409, "table_full", "Every seat is taken.")
-    if seat is None:
-        target = free[0]
-    else:
-        if not 0 <= seat < table.seat_count:
-            raise ApiError(
-                400,
-                "invalid",
-                f"No seat {seat} at this table.",
-                fields={"seat": [f"0..{table.seat_count - 1}"]},
-            )
-        target = seats[seat]
-        if target.player_id is not None:
-            raise ApiError(409, "seat_taken", f"Seat {seat} is taken.")
+    if table.status != Table.Status.OPEN:
+        raise ApiError(409, "table_not_open", "The game at this table has already started.")
+    target = free[0] if seat is None else seats[seat]
     target.player = player
     target.save(update_fields=["player"])
     if len(free) == 1:

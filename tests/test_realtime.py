@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 import pytest
@@ -47,3 +48,24 @@ def test_it_gives_up_waiting_after_the_timeout() -> None:
 
     assert not woken
     assert 0.1 <= elapsed < 1.0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_lets_each_request_loop_close_after_a_waiting_endpoint() -> None:
+    """Run in-process (a new event loop per request), the wake-up listener must stop when its
+    loop closes; it once swallowed the cancellation and hung the second request forever."""
+    from django.test import Client
+
+    codes: list[int] = []
+
+    def two_requests() -> None:
+        client = Client()
+        for _ in range(2):
+            codes.append(client.get("/api/v1/games/999999/events").status_code)
+
+    worker = threading.Thread(target=two_requests, daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+
+    assert not worker.is_alive(), "a request hung"
+    assert codes == [404, 404]

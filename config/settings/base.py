@@ -65,7 +65,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "games.middleware.ApiBodyLimitMiddleware",
+    "games.middleware.ApiGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -98,6 +98,10 @@ TEMPLATES = [
 SQLITE_PATH = DATA_DIR / "db.sqlite3"
 
 
+# Connections per process in service mode (psycopg pool); PostgreSQL allows 100 by default.
+DB_POOL_MAX_SIZE = env.int("DB_POOL_MAX_SIZE", default=20)
+
+
 def database_settings(url: str | None) -> dict[str, Any]:
     """The default database for DATABASE_URL, or the embedded SQLite file when it is unset."""
     config: dict[str, Any]
@@ -109,6 +113,16 @@ def database_settings(url: str | None) -> dict[str, Any]:
             "NAME": str(SQLITE_PATH),
             "TEST": {"NAME": str(DATA_DIR / "test-db.sqlite3")},
         }
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        # Under ASGI every request runs in a fresh thread; without a pool each one would open
+        # (and close) its own connection, which costs more than the request itself.
+        config.setdefault("OPTIONS", {})
+        config["OPTIONS"].setdefault(
+            # A short wait for a connection: when the database is down, requests (and
+            # /healthz) fail within seconds instead of hanging.
+            "pool",
+            {"min_size": 2, "max_size": DB_POOL_MAX_SIZE, "timeout": 5},
+        )
     if config["ENGINE"] == "django.db.backends.sqlite3":
         # The web server and the Celery worker write to one file from separate processes:
         # wait for the lock instead of failing, and take it at BEGIN so a read-then-write

@@ -1,0 +1,82 @@
+"""Edge cases found by review: seating errors, NUL characters, long emails, 401 headers."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api_client import register
+from tests.conftest import LiveServer
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_it_answers_table_full_and_seat_taken_once_every_seat_is_taken(
+    api_server: LiveServer,
+) -> None:
+    ann, bob, cat, dan = (register(api_server.url, f"full{i}") for i in range(4))
+    table = ann.ok("POST", "/tables", 201, json={"rules": "classic"})
+    bob.ok("POST", f"/tables/{table['id']}/join", json={})
+    cat.ok("POST", f"/tables/{table['id']}/join", json={})
+
+    anywhere = dan.post(f"/tables/{table['id']}/join", json={})
+    seat_zero = dan.post(f"/tables/{table['id']}/join", json={"seat": 0})
+
+    assert anywhere.status_code == 409
+    assert anywhere.json()["error"]["code"] == "table_full"
+    assert seat_zero.status_code == 409
+    assert seat_zero.json()["error"]["code"] == "seat_taken"
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/players/a%00b", "/players/a%00b/games", "/players/full0/games?rules=a%00b"],
+)
+def test_it_refuses_nul_characters_in_paths_and_queries(api_server: LiveServer, path: str) -> None:
+    client = register(api_server.url, "nul0")
+
+    response = client.get(path)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid"
+
+
+def test_it_refuses_nul_characters_in_json_bodies(api_server: LiveServer) -> None:
+    client = register(api_server.url, "nul1")
+
+    response = client.post("/tables", json={"rules": "classic\u0000"})
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid"
+
+
+def test_it_refuses_an_email_longer_than_the_column(api_server: LiveServer) -> None:
+    response = register(api_server.url, "mail0").http.post(
+        "/api/v1/accounts/register",
+        json={
+            "username": "mail1",
+            "password": "correct horse battery",
+            "email": "a" * 300 + "@example.org",
+        },
+    )
+
+    assert response.status_code == 400
+    assert "email" in response.json()["error"]["fields"]
+
+
+def test_it_names_the_token_scheme_on_401(api_server: LiveServer) -> None:
+    client = register(api_server.url, "auth0")
+    client.token = "smk_not-a-real-token"
+
+    for path in ("/me", "/stream"):
+        response = client.get(path)
+        assert response.status_code == 401
+        assert response.headers["WWW-Authenticate"] == "Token"
+
+
+def test_it_paginates_the_token_list(api_server: LiveServer) -> None:
+    client = register(api_server.url, "tok0")
+
+    body = client.ok("GET", "/me/tokens")
+
+    assert set(body) == {"count", "next", "previous", "results"}
+    assert body["count"] == 1
