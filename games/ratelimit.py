@@ -14,6 +14,7 @@ from django.core.cache import cache
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
+from config.redis_client import shared_redis
 from games.models import ApiToken
 
 
@@ -23,17 +24,41 @@ def caller_key(auth: object, remote_addr: str) -> str:
     return f"ip:{remote_addr}"
 
 
+def _counter(key: str, window_start: int) -> str:
+    # Prefixed like the cache's keys, so suites and sites sharing a Redis never mix counts.
+    prefix = settings.CACHES["default"].get("KEY_PREFIX", "")
+    return f"{prefix}:ratelimit:{key}:{window_start}"
+
+
+def reset(key: str, window: int = 60) -> None:
+    """Forget the counts of ``key`` for the current and the next window."""
+    start = int(time.time() // window) * window
+    for counter in (_counter(key, start), _counter(key, start + window)):
+        if settings.REDIS_URL:
+            shared_redis().delete(counter)
+        else:
+            cache.delete(counter)
+
+
+def _count(counter: str, window: int) -> int:
+    if settings.REDIS_URL:
+        pipe = shared_redis().pipeline(transaction=False)
+        pipe.incr(counter)
+        pipe.expire(counter, window + 1, nx=True)
+        return int(pipe.execute()[0])
+    cache.add(counter, 0, timeout=window + 1)
+    try:
+        return cache.incr(counter)
+    except ValueError:  # expired between add and incr
+        cache.add(counter, 1, timeout=window + 1)
+        return 1
+
+
 def hit(key: str, limit: int, window: int) -> float | None:
     """Count one request for ``key``; None if allowed, else seconds until the window resets."""
     now = time.time()
     window_start = int(now // window) * window
-    counter = f"ratelimit:{key}:{window_start}"
-    cache.add(counter, 0, timeout=window + 1)
-    try:
-        count = cache.incr(counter)
-    except ValueError:  # expired between add and incr
-        cache.add(counter, 1, timeout=window + 1)
-        count = 1
+    count = _count(_counter(key, window_start), window)
     if count > limit:
         return max(1.0, window_start + window - now)
     return None

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from config.redis_client import shared_redis
+
 logger = logging.getLogger(__name__)
 
 CHANNEL_PREFIX = "sergeant:"
@@ -37,25 +39,13 @@ def player_channel(player_id: int) -> str:
     return f"{CHANNEL_PREFIX}player:{player_id}"
 
 
-_redis_client = None
-
-
-def _sync_redis():  # type: ignore[no-untyped-def]
-    global _redis_client
-    if _redis_client is None:
-        import redis
-
-        _redis_client = redis.Redis.from_url(settings.REDIS_URL)
-    return _redis_client
-
-
 def publish(channels: Iterable[str]) -> None:
     """Tell every waiter on ``channels`` to look again (call after commit)."""
     channels = list(channels)
     _hub.notify_local(channels)
     if settings.REDIS_URL:
         try:
-            pipe = _sync_redis().pipeline(transaction=False)
+            pipe = shared_redis().pipeline(transaction=False)
             for channel in channels:
                 pipe.publish(channel, b"1")
             pipe.execute()

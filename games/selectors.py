@@ -8,6 +8,7 @@ else) or, after the end, the full record; every event list by :func:`visible_eve
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from django.db.models import F, Q, QuerySet
@@ -86,7 +87,7 @@ def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
     ``seat`` is the caller's seat, or None for anyone else. After the game, everyone sees the
     full record (every card is public then).
     """
-    players = list(game.players.select_related("player"))
+    players = list(game.players.all())  # callers prefetch players__player
     finished = game.status == Game.Status.FINISHED
     base = engine.view(None if finished else seat)
     view: dict[str, Any] = {
@@ -97,7 +98,7 @@ def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
         "rated": game.rated,
         "version": game.version,
         "seats": seat_entries(players),
-        "deadline": game.deadline.isoformat().replace("+00:00", "Z") if game.deadline else None,
+        "deadline": iso(game.deadline),
         "move_seconds": game.move_seconds,
         "your_seat": seat,
     }
@@ -107,8 +108,25 @@ def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
     return view
 
 
+def iso(moment: datetime | None) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment else None
+
+
+def your_turn_line(game: Game, engine: Engine, seat: int) -> dict[str, Any]:
+    """The stream's ``your_turn`` line: the game, the seat, and the seat's view to act on."""
+    return {
+        "type": "your_turn",
+        "game": game.pk,
+        "seat": seat,
+        "version": game.version,
+        "phase": engine.phase,
+        "deadline": iso(game.deadline),
+        "view": game_view(game, engine, seat),
+    }
+
+
 def game_view_for(game_id: int, viewer: Player | None) -> dict[str, Any]:
-    game = get_object_or_404(Game, pk=game_id)
+    game = get_object_or_404(Game.objects.prefetch_related("players__player"), pk=game_id)
     players = list(game.players.all())
     return game_view(game, Engine.from_json(game.state), viewer_seat(players, viewer))
 
@@ -129,7 +147,7 @@ def event_data(event: GameEvent) -> dict[str, Any]:
     return {
         "seq": event.seq,
         "type": event.type,
-        "at": event.at.isoformat().replace("+00:00", "Z"),
+        "at": iso(event.at),
         **event.payload,
     }
 
@@ -177,27 +195,16 @@ def messages_after(player: Player, after_id: int) -> list[PlayerMessage]:
 
 def pending_turns(player: Player) -> list[dict[str, Any]]:
     """A ``your_turn`` line for every game waiting on ``player`` now."""
-    turns = []
     rows = (
         GamePlayer.objects.filter(game__status=Game.Status.PLAYING)
         .filter(Q(player=player, replaced_by__isnull=True) | Q(replaced_by=player))
         .select_related("game")
     )
+    turns = []
     for gp in rows:
-        game = gp.game
-        if gp.seat in game.to_act:
-            turns.append(
-                {
-                    "type": "your_turn",
-                    "game": game.pk,
-                    "seat": gp.seat,
-                    "version": game.version,
-                    "phase": game.phase,
-                    "deadline": game.deadline.isoformat().replace("+00:00", "Z")
-                    if game.deadline
-                    else None,
-                }
-            )
+        if gp.seat in gp.game.to_act:
+            game = Game.objects.prefetch_related("players__player").get(pk=gp.game_id)
+            turns.append(your_turn_line(game, Engine.from_json(game.state), gp.seat))
     return turns
 
 

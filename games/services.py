@@ -39,6 +39,7 @@ from games.models import (
     Table,
     TableSeat,
 )
+from games.selectors import game_view, your_turn_line
 
 HOUSE_BOTS = ("house:random", "house:heuristic", "house:strong")
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -305,8 +306,6 @@ def submit_action(
     With an idempotency key, the first response is stored with the change, and a retry of
     the same request gets it back without acting again.
     """
-    from games.selectors import game_view  # selectors build views; services change state
-
     with transaction.atomic():
         game = _locked_game(game_id)
         if idempotency_key:
@@ -376,7 +375,12 @@ def _locked_game(game_id: int) -> Game:
     # The one place where concurrent changes of a game are serialised: every action takes
     # this row lock first, so two submissions can never both apply to the same version
     # (on SQLite, BEGIN IMMEDIATE already serialises every writer).
-    game = Game.objects.select_for_update().prefetch_related("players").filter(pk=game_id).first()
+    game = (
+        Game.objects.select_for_update()
+        .prefetch_related("players__player")
+        .filter(pk=game_id)
+        .first()
+    )
     if game is None:
         raise ApiError(404, "not_found", "No such game.")
     return game
@@ -405,8 +409,22 @@ def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
         _finish(game, engine)
     else:
         _announce_turn(game, engine, players)
-    game.save()
+    game.save(update_fields=CHANGING_FIELDS)
     _publish_on_commit(game, players.values())
+
+
+CHANGING_FIELDS = [
+    "state",
+    "version",
+    "last_seq",
+    "phase",
+    "hand_number",
+    "to_act",
+    "deadline",
+    "status",
+    "finished_at",
+    "result",
+]
 
 
 def _finish(game: Game, engine: Engine) -> None:
@@ -466,17 +484,8 @@ def _message(player_id: int, kind: str, payload: dict[str, Any]) -> None:
 
 def _announce_turn(game: Game, engine: Engine, players: Mapping[int, int]) -> None:
     for seat in engine.to_act():
-        _message(
-            players[seat],
-            "your_turn",
-            {
-                "game": game.pk,
-                "seat": seat,
-                "version": game.version,
-                "phase": engine.phase,
-                "deadline": game.deadline.isoformat() if game.deadline else None,
-            },
-        )
+        line = your_turn_line(game, engine, seat)
+        _message(players[seat], "your_turn", {k: v for k, v in line.items() if k != "type"})
         transaction.on_commit(
             partial(
                 signals.turn_started.send,

@@ -15,10 +15,9 @@ from typing import Any
 import httpx
 import pytest
 from django.conf import settings
-from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from games import services
+from games import ratelimit, services
 from tests.api_client import Client, register
 from tests.conftest import LiveServer
 
@@ -545,9 +544,7 @@ def fresh_rate_window(key: str) -> None:
     """Start from a clean counter for ``key``, not too close to the end of a window."""
     if time.time() % RATE_WINDOW > RATE_WINDOW - 5:
         time.sleep(RATE_WINDOW - time.time() % RATE_WINDOW + 0.1)
-    start = int(time.time() // RATE_WINDOW) * RATE_WINDOW
-    for window in (start, start + RATE_WINDOW):
-        cache.delete(f"ratelimit:{key}:{window}")
+    ratelimit.reset(key, RATE_WINDOW)
 
 
 def assert_rate_limited(response: Any) -> int:

@@ -103,6 +103,7 @@ def test_it_streams_pending_turns_on_connect_then_new_ones_and_keepalives(
         "version": view["version"],
         "phase": view["phase"],
         "deadline": view["deadline"],
+        "view": view,
     }
 
     # The dealer acts twice in a row (trump, then discard): a new your_turn follows.
@@ -110,8 +111,10 @@ def test_it_streams_pending_turns_on_connect_then_new_ones_and_keepalives(
     deadline = time.monotonic() + 10
     while len(parsed()) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert parsed()[1]["type"] == "your_turn"
-    assert parsed()[1]["version"] == view["version"] + 1
+    second = parsed()[1]
+    assert second["type"] == "your_turn"
+    assert second["version"] == view["version"] + 1
+    assert second["view"] == actor.ok("GET", f"/games/{game_id}")
 
     deadline = started + 12
     while "" not in lines and time.monotonic() < deadline:

@@ -1,0 +1,309 @@
+"""Load benchmark of the games API on PostgreSQL: moves/s and latency against a baseline.
+
+    .venv/bin/python benchmarks/api_load.py [--clients 66] [--seconds 20] [--workers 2]
+
+It creates a fresh PostgreSQL database (``sergeant_bench``) and uses Redis db 12, starts
+uvicorn (ASGI) on loopback, then measures in one run:
+
+1. the baseline: ``--clients`` concurrent clients calling ``GET /api/v1/me`` (a trivial
+   authenticated endpoint) for ``--seconds``: requests/s, p50, p99;
+2. games: the same number of clients, three per table, each reading its NDJSON stream and,
+   on ``your_turn`` (which carries the seat's view), posting a random legal action:
+   accepted moves/s and the p50/p99 latency of ``POST /games/{id}/actions``;
+3. a long game (``all-sixteen``, no other load): the latency of moves 10 and 1000 (medians
+   of the 21 moves around each).
+
+Needs PostgreSQL and Redis on 127.0.0.1 (``make test`` with CI=true starts them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+DB_NAME = "sergeant_bench"
+REDIS_URL = "redis://127.0.0.1:6379/12"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def fresh_database() -> str:
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+    return f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
+
+
+def start_server(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[bytes]:
+    subprocess.run(
+        [str(BIN / "python"), "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True
+    )
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    log = open(ROOT / "var" / "bench-uvicorn.log", "wb")  # noqa: SIM115
+    process = subprocess.Popen(
+        [
+            str(BIN / "uvicorn"),
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/v1/schema/", timeout=5).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    raise RuntimeError("the server did not start")
+
+
+def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    option = rng.choice(view["legal_actions"])
+    if option["type"] in ("discard", "give"):
+        action = {"type": option["type"], "cards": rng.sample(view["your_hand"], option["count"])}
+        if option["type"] == "give":
+            action["to"] = option["to"]
+        return action
+    return dict(option)
+
+
+async def register(http: httpx.AsyncClient, name: str) -> str:
+    response = await http.post(
+        "/api/v1/accounts/register", json={"username": name, "password": "bench-password-1"}
+    )
+    response.raise_for_status()
+    return str(response.json()["token"])
+
+
+async def baseline(http: httpx.AsyncClient, tokens: list[str], seconds: float) -> dict[str, Any]:
+    latencies: list[float] = []
+    stop = time.monotonic() + seconds
+
+    async def client(token: str) -> None:
+        headers = {"Authorization": f"Token {token}"}
+        while time.monotonic() < stop:
+            started = time.perf_counter()
+            response = await http.get("/api/v1/me", headers=headers)
+            latencies.append(time.perf_counter() - started)
+            response.raise_for_status()
+
+    started = time.monotonic()
+    await asyncio.gather(*(client(t) for t in tokens))
+    elapsed = time.monotonic() - started
+    return {
+        "per_second": len(latencies) / elapsed,
+        "p50_ms": percentile(latencies, 0.5) * 1000,
+        "p99_ms": percentile(latencies, 0.99) * 1000,
+        "count": len(latencies),
+    }
+
+
+async def new_game(http: httpx.AsyncClient, tokens: list[str], rules: Any) -> int:
+    creator = {"Authorization": f"Token {tokens[0]}"}
+    table = (
+        await http.post(
+            "/api/v1/tables", json={"rules": rules, "move_seconds": 3600}, headers=creator
+        )
+    ).json()
+    for token in tokens[1:]:
+        response = await http.post(
+            f"/api/v1/tables/{table['id']}/join",
+            json={},
+            headers={"Authorization": f"Token {token}"},
+        )
+        table = response.json()
+    return int(table["game"])
+
+
+async def play_games(
+    http: httpx.AsyncClient, base_url: str, tokens: list[str], seconds: float
+) -> dict[str, Any]:
+    latencies: list[float] = []
+    rejected = 0
+    stop = time.monotonic() + seconds
+    tables = [tokens[i : i + 3] for i in range(0, len(tokens) - len(tokens) % 3, 3)]
+
+    async def seat(token: str, rng: random.Random) -> None:
+        nonlocal rejected
+        headers = {"Authorization": f"Token {token}"}
+        acted_at: dict[int, int] = {}
+        async with (
+            httpx.AsyncClient(base_url=base_url, timeout=60) as own,
+            own.stream("GET", "/api/v1/stream", headers=headers) as stream,
+        ):
+            async for line in stream.aiter_lines():
+                if time.monotonic() > stop:
+                    return
+                if not line.strip():
+                    continue
+                message = json.loads(line)
+                if message["type"] != "your_turn":
+                    continue
+                game = message["game"]
+                if message["version"] < acted_at.get(game, -1):
+                    continue  # a turn this client already took from its last response
+                view = message["view"]  # the line carries the seat's view: no GET needed
+                while view["status"] == "playing" and view["your_seat"] in view["to_act"]:
+                    started = time.perf_counter()
+                    response = await http.post(
+                        f"/api/v1/games/{game}/actions",
+                        json={**choose(view, rng), "expected_version": view["version"]},
+                        headers=headers,
+                    )
+                    if response.status_code != 200:
+                        rejected += 1
+                        break
+                    latencies.append(time.perf_counter() - started)
+                    view = response.json()
+                    acted_at[game] = view["version"]
+
+    async def table_runner(group: list[str]) -> None:
+        while time.monotonic() < stop:
+            game = await new_game(http, group, {"preset": "classic", "max_hands": 3})
+            deadline = time.monotonic() + 600
+            while time.monotonic() < min(stop, deadline):
+                state = (await http.get(f"/api/v1/games/{game}")).json()
+                if state["status"] == "finished":
+                    break
+                await asyncio.sleep(0.5)
+
+    rng = random.Random(1)
+    started = time.monotonic()
+    seats = [asyncio.create_task(seat(t, random.Random(rng.random()))) for t in tokens]
+    await asyncio.sleep(0.5)
+    await asyncio.gather(*(table_runner(group) for group in tables))
+    elapsed = time.monotonic() - started
+    for task in seats:
+        task.cancel()
+    await asyncio.gather(*seats, return_exceptions=True)
+    return {
+        "per_second": len(latencies) / elapsed,
+        "p50_ms": percentile(latencies, 0.5) * 1000,
+        "p99_ms": percentile(latencies, 0.99) * 1000,
+        "count": len(latencies),
+        "rejected": rejected,
+    }
+
+
+async def long_game(http: httpx.AsyncClient, tokens: list[str], moves: int) -> dict[str, Any]:
+    rng = random.Random(3)
+    game = await new_game(http, tokens, {"preset": "all-sixteen", "max_hands": 200})
+    headers = [{"Authorization": f"Token {t}"} for t in tokens]
+    latency: list[float] = []
+    view = (await http.get(f"/api/v1/games/{game}", headers=headers[0])).json()
+    while len(latency) < moves:
+        (seat,) = view["to_act"]
+        view = (await http.get(f"/api/v1/games/{game}", headers=headers[seat])).json()
+        started = time.perf_counter()
+        response = await http.post(
+            f"/api/v1/games/{game}/actions", json=choose(view, rng), headers=headers[seat]
+        )
+        latency.append(time.perf_counter() - started)
+        response.raise_for_status()
+        view = response.json()
+        if view["status"] != "playing":
+            raise RuntimeError("the long game ended early; raise max_hands")
+
+    def around(index: int) -> float:
+        return statistics.median(latency[index - 10 : index + 11]) * 1000
+
+    return {"move_10_ms": around(10), "move_1000_ms": around(moves - 11)}
+
+
+async def run(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
+    limits = httpx.Limits(max_connections=args.clients * 2, max_keepalive_connections=args.clients)
+    async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as http:
+        tokens = [await register(http, f"load{i}") for i in range(args.clients)]
+        long_tokens = [await register(http, f"long{i}") for i in range(3)]
+        base = await baseline(http, tokens, args.seconds)
+        games = await play_games(http, base_url, tokens, args.seconds)
+        long = await long_game(http, long_tokens, 1010)
+    return {"baseline": base, "games": games, "long": long}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=66)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+
+    port = free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        "DATABASE_URL": fresh_database(),
+        "REDIS_URL": REDIS_URL,
+        "DATA_DIR": str(ROOT / "var" / "bench"),
+        "RATE_LIMIT_PER_MINUTE": "1000000",
+        "LOG_LEVEL": "WARNING",
+    }
+    server = start_server(env, port, args.workers)
+    try:
+        result = asyncio.run(run(args, f"http://127.0.0.1:{port}"))
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+    base, games, long = result["baseline"], result["games"], result["long"]
+    print(f"server: uvicorn --workers {args.workers}, PostgreSQL, Redis; {args.clients} clients")
+    print(
+        f"baseline GET /me:        {base['per_second']:8.1f} req/s   "
+        f"p50 {base['p50_ms']:6.1f} ms   p99 {base['p99_ms']:6.1f} ms"
+    )
+    print(
+        f"moves POST /actions:     {games['per_second']:8.1f} moves/s "
+        f"p50 {games['p50_ms']:6.1f} ms   p99 {games['p99_ms']:6.1f} ms   "
+        f"({games['count']} moves, {games['rejected']} rejected)"
+    )
+    print(
+        f"moves/s vs baseline:     {games['per_second'] / base['per_second']:8.2f}  (target ≥ 0.50)"
+    )
+    print(
+        f"long game: move 10 {long['move_10_ms']:.1f} ms, move 1000 {long['move_1000_ms']:.1f} ms, "
+        f"ratio {long['move_1000_ms'] / long['move_10_ms']:.2f}  (target ≤ 1.20)"
+    )
+
+
+if __name__ == "__main__":
+    main()
