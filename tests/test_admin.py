@@ -1,0 +1,43 @@
+"""The Django admin shows players, tokens, tables and games; game state is read-only."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from games import services
+from games.models import Game
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def game() -> Game:
+    players = [services.register_player(f"adm{i}", "correct horse battery")[0] for i in range(3)]
+    table = services.create_table(players[0], "classic", True, 60, 0)
+    services.join_table(players[1], table.pk, None)
+    services.join_table(players[2], table.pk, None)
+    return Game.objects.get(table=table)
+
+
+def test_it_lists_players_tokens_tables_games_and_events(admin_client: Client, game: Game) -> None:
+    for path in (
+        "/admin/games/player/",
+        "/admin/games/apitoken/",
+        "/admin/games/table/",
+        "/admin/games/game/",
+        "/admin/games/gameevent/",
+        "/admin/bots/botaccount/",
+    ):
+        assert admin_client.get(path).status_code == 200, path
+
+
+def test_it_shows_a_game_read_only(admin_client: Client, game: Game) -> None:
+    page = admin_client.get(f"/admin/games/game/{game.pk}/change/")
+
+    assert page.status_code == 200
+    assert b'name="state"' not in page.content  # shown, but not as an editable field
+    assert admin_client.get("/admin/games/game/add/").status_code == 403
+    before = Game.objects.get(pk=game.pk).state
+    admin_client.post(f"/admin/games/game/{game.pk}/change/", {"state": "{}", "version": 99})
+    assert Game.objects.get(pk=game.pk).state == before
