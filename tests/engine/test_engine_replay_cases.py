@@ -14,7 +14,15 @@ import pytest
 from games.engine.replay import replay_case, replay_file
 
 ROOT = Path(__file__).resolve().parents[2]
-CASES_DIR = Path(os.environ.get("REPLAY_CASES_DIR", ROOT.parent / "shared" / "replay-cases"))
+SHARED_CASES = ROOT.parent / "shared" / "replay-cases"
+# The public cases live in ../shared beside the checkout; a clone elsewhere (as in CI) uses
+# the copy kept in the repository (tests/engine/replay-cases, copied from shared).
+CASES_DIR = Path(
+    os.environ.get(
+        "REPLAY_CASES_DIR",
+        SHARED_CASES if SHARED_CASES.is_dir() else Path(__file__).parent / "replay-cases",
+    )
+)
 CASES = sorted(p for p in CASES_DIR.glob("*.json") if not p.name.endswith(".expected.json"))
 
 
@@ -158,3 +166,11 @@ def test_it_maps_malformed_actions_to_error_codes() -> None:
         "illegal:wrong_card_count",
         "illegal:duplicate_card",
     ]
+
+
+def test_it_keeps_its_copy_of_the_public_cases_current() -> None:
+    if not SHARED_CASES.is_dir():
+        pytest.skip("no ../shared beside this checkout to compare with")
+    copy = Path(__file__).parent / "replay-cases"
+    for case in SHARED_CASES.iterdir():
+        assert (copy / case.name).read_bytes() == case.read_bytes(), case.name
