@@ -28,6 +28,21 @@ def database_url_of_current_connection() -> str:
     return f"postgres://{auth}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
+def suite_process_env(django_db_blocker: Any) -> dict[str, str]:
+    """The environment of a process that must share this suite's database, broker, cache."""
+    with django_db_blocker.unblock():
+        database_url = database_url_of_current_connection()
+    env = clean_env(
+        DJANGO_SETTINGS_MODULE="config.settings.test",
+        DATA_DIR=str(settings.DATA_DIR),
+        DATABASE_URL=database_url,
+        SECRET_KEY=settings.SECRET_KEY,
+    )
+    if settings.REDIS_URL:
+        env["REDIS_URL"] = settings.REDIS_URL
+    return env
+
+
 @dataclass(frozen=True)
 class WorkerInfo:
     hostname: str
@@ -40,8 +55,7 @@ def celery_worker(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Work
     """A real ``celery worker`` process on the test database, the suite's broker and queue."""
     from config.celery_app import app
 
-    with django_db_blocker.unblock():
-        database_url = database_url_of_current_connection()
+    env = suite_process_env(django_db_blocker)
     if settings.CELERY_BROKER_URL.startswith("filesystem"):
         shutil.rmtree(settings.CELERY_FS_DIR / "in", ignore_errors=True)
         (settings.CELERY_FS_DIR / "in").mkdir(parents=True)
@@ -50,14 +64,6 @@ def celery_worker(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Work
             conn.default_channel.queue_purge(settings.CELERY_TASK_DEFAULT_QUEUE)
 
     hostname = f"test-worker-{os.getpid()}@localhost"
-    env = clean_env(
-        DJANGO_SETTINGS_MODULE="config.settings.test",
-        DATA_DIR=str(settings.DATA_DIR),
-        DATABASE_URL=database_url,
-        SECRET_KEY=settings.SECRET_KEY,
-    )
-    if settings.REDIS_URL:
-        env["REDIS_URL"] = settings.REDIS_URL
     log_path = settings.DATA_DIR / "logs" / "celery-worker.log"
     cache.delete(HEARTBEAT_KEY)
     process = start_process(
@@ -101,17 +107,8 @@ def api_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveSer
     """A real uvicorn (ASGI) server on the test database, the suite's cache and broker."""
     from tests.support import free_port
 
-    with django_db_blocker.unblock():
-        database_url = database_url_of_current_connection()
+    env = suite_process_env(django_db_blocker)
     port = free_port()
-    env = clean_env(
-        DJANGO_SETTINGS_MODULE="config.settings.test",
-        DATA_DIR=str(settings.DATA_DIR),
-        DATABASE_URL=database_url,
-        SECRET_KEY=settings.SECRET_KEY,
-    )
-    if settings.REDIS_URL:
-        env["REDIS_URL"] = settings.REDIS_URL
     log_path = settings.DATA_DIR / "logs" / "uvicorn.log"
     process = start_process(
         [
