@@ -1,10 +1,17 @@
-"""API request guards that run before any view: a bounded body size, no NUL characters."""
+"""API request guards that run before any view: a known host, a bounded body, no NUL.
+
+It is both sync and async capable: under ASGI the API is served with this middleware alone
+(see config/asgi.py), so a request does not hop between threads for every hook of Django's
+session, CSRF, auth and messages middleware, which the API does not use.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import unquote
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -21,36 +28,55 @@ def _has_nul(request: HttpRequest, body: bytes) -> bool:
     )
 
 
-class ApiGuardMiddleware:
-    """Refuse API bodies over ``API_MAX_BODY_BYTES`` (413 ``body_too_large``) and requests
-    carrying NUL characters (400 ``invalid``)."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        if not request.path.startswith("/api/"):
-            return self.get_response(request)
-        body = b""
-        if request.method in ("POST", "PUT", "PATCH"):
-            limit = settings.API_MAX_BODY_BYTES
+def refusal(request: HttpRequest) -> HttpResponse | None:
+    """The response refusing this API request, or None to let it through."""
+    if not request.path.startswith("/api/"):
+        return None
+    request.get_host()  # ALLOWED_HOSTS: raises DisallowedHost (400) for an unknown host
+    body = b""
+    if request.method in ("POST", "PUT", "PATCH"):
+        limit = settings.API_MAX_BODY_BYTES
+        try:
+            too_big = int(request.META.get("CONTENT_LENGTH") or 0) > limit
+        except ValueError:
+            too_big = True
+        if not too_big:
             try:
-                too_big = int(request.META.get("CONTENT_LENGTH") or 0) > limit
-            except ValueError:
+                body = request.body
+                too_big = len(body) > limit
+            except RequestDataTooBig:
                 too_big = True
-            if not too_big:
-                try:
-                    body = request.body
-                    too_big = len(body) > limit
-                except RequestDataTooBig:
-                    too_big = True
-            if too_big:
-                return JsonResponse(
-                    error_body("body_too_large", f"Request bodies are limited to {limit} bytes."),
-                    status=413,
-                )
-        if _has_nul(request, body):
+        if too_big:
             return JsonResponse(
-                error_body("invalid", "NUL characters are not accepted."), status=400
+                error_body("body_too_large", f"Request bodies are limited to {limit} bytes."),
+                status=413,
             )
-        return self.get_response(request)
+    if _has_nul(request, body):
+        return JsonResponse(error_body("invalid", "NUL characters are not accepted."), status=400)
+    return None
+
+
+class ApiGuardMiddleware:
+    """Refuse API bodies over ``API_MAX_BODY_BYTES`` (413 ``body_too_large``), requests
+    carrying NUL characters (400 ``invalid``) and unknown hosts (400)."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> HttpResponse | Awaitable[HttpResponse]:
+        if self.is_async:
+            return self._acall(request)
+        return refusal(request) or self.get_response(request)
+
+    async def _acall(self, request: HttpRequest) -> HttpResponse:
+        refused = refusal(request)
+        if refused is not None:
+            return refused
+        response: HttpResponse = await self.get_response(request)
+        return response

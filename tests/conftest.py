@@ -119,6 +119,8 @@ def api_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveSer
             "--port",
             str(port),
             "--no-access-log",
+            "--timeout-graceful-shutdown",
+            "3",
         ],
         env,
         log_path,

@@ -74,6 +74,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
+# The API's own stack under ASGI (config/asgi.py): tokens, not sessions, so none of the above.
+API_MIDDLEWARE = ["games.middleware.ApiGuardMiddleware"]
+
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
 WSGI_APPLICATION = "config.wsgi.application"
