@@ -253,7 +253,7 @@ async def long_game(http: httpx.AsyncClient, tokens: list[str], moves: int) -> d
 
 
 async def run(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
-    limits = httpx.Limits(max_connections=args.clients * 2, max_keepalive_connections=args.clients)
+    limits = httpx.Limits(max_connections=args.clients * 2, max_keepalive_connections=20)
     async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as http:
         tokens = [await register(http, f"load{i}") for i in range(args.clients)]
         long_tokens = [await register(http, f"long{i}") for i in range(3)]
