@@ -117,6 +117,11 @@ class Game(models.Model):
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)
+    # Who sits where, kept on the row so that an action or a view needs no join:
+    # [{"seat", "player_id", "username", "is_bot", "acting_player_id", "played_by"}].
+    # GamePlayer holds the same seats for histories; change both together (a house bot
+    # taking over a seat sets acting_player_id and played_by).
+    seats = models.JSONField(default=list)
 
     class Meta:
         indexes = [
@@ -126,6 +131,28 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"game {self.pk} ({self.status})"
+
+    def seat_of(self, player_id: int) -> int | None:
+        """The seat of ``player_id`` in this game (as seated, even if a bot plays it now)."""
+        return next((s["seat"] for s in self.seats if s["player_id"] == player_id), None)
+
+    def seats_played_by(self, player_id: int) -> list[int]:
+        """The seats ``player_id`` acts for now."""
+        return [s["seat"] for s in self.seats if s["acting_player_id"] == player_id]
+
+    def acting_players(self) -> dict[int, int]:
+        return {s["seat"]: s["acting_player_id"] for s in self.seats}
+
+    def public_seats(self) -> list[dict[str, object]]:
+        return [
+            {
+                "seat": s["seat"],
+                "username": s["username"],
+                "is_bot": s["is_bot"],
+                **({"played_by": s["played_by"]} if s["played_by"] else {}),
+            }
+            for s in self.seats
+        ]
 
 
 class GamePlayer(models.Model):

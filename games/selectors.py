@@ -27,18 +27,7 @@ PROFILE_EXTRAS: list[Callable[[Player], dict[str, Any]]] = []
 EVENTS_PAGE = 500
 
 
-def seat_entries(players: list[GamePlayer] | None, table: Table | None = None) -> list[Any]:
-    if players is not None:
-        return [
-            {
-                "seat": gp.seat,
-                "username": gp.player.username,
-                "is_bot": gp.player.is_bot,
-                **({"played_by": "house:heuristic"} if gp.replaced_by_id else {}),
-            }
-            for gp in players
-        ]
-    assert table is not None
+def table_seats(table: Table) -> list[dict[str, Any]]:
     return [
         {
             "seat": s.seat,
@@ -59,7 +48,7 @@ def table_data(table: Table) -> dict[str, Any]:
         "move_seconds": table.move_seconds,
         "created_by": table.created_by.username if table.created_by else None,
         "created_at": table.created_at,
-        "seats": seat_entries(None, table),
+        "seats": table_seats(table),
         "game": game,
     }
 
@@ -75,10 +64,8 @@ def table(table_id: int) -> Table:
     return get_object_or_404(tables(None), pk=table_id)
 
 
-def viewer_seat(players: list[GamePlayer], viewer: Player | None) -> int | None:
-    if viewer is None:
-        return None
-    return next((gp.seat for gp in players if gp.player_id == viewer.pk), None)
+def viewer_seat(game: Game, viewer: Player | None) -> int | None:
+    return None if viewer is None else game.seat_of(viewer.pk)
 
 
 def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
@@ -87,7 +74,6 @@ def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
     ``seat`` is the caller's seat, or None for anyone else. After the game, everyone sees the
     full record (every card is public then).
     """
-    players = list(game.players.all())  # callers prefetch players__player
     finished = game.status == Game.Status.FINISHED
     base = engine.view(None if finished else seat)
     view: dict[str, Any] = {
@@ -97,7 +83,7 @@ def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
         "rules": game.rules,
         "rated": game.rated,
         "version": game.version,
-        "seats": seat_entries(players),
+        "seats": game.public_seats(),
         "deadline": iso(game.deadline),
         "move_seconds": game.move_seconds,
         "your_seat": seat,
@@ -126,9 +112,8 @@ def your_turn_line(game: Game, engine: Engine, seat: int) -> dict[str, Any]:
 
 
 def game_view_for(game_id: int, viewer: Player | None) -> dict[str, Any]:
-    game = get_object_or_404(Game.objects.prefetch_related("players__player"), pk=game_id)
-    players = list(game.players.all())
-    return game_view(game, Engine.from_json(game.state), viewer_seat(players, viewer))
+    game = get_object_or_404(Game, pk=game_id)
+    return game_view(game, Engine.from_json(game.state), viewer_seat(game, viewer))
 
 
 def visible_events(game: Game, seat: int | None) -> QuerySet[GameEvent]:
@@ -157,7 +142,7 @@ def events_after(game_id: int, viewer: Player | None, after: int) -> dict[str, A
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
         raise ApiError(404, "not_found", "No such game.")
-    seat = viewer_seat(list(game.players.all()), viewer)
+    seat = viewer_seat(game, viewer)
     rows = visible_events(game, seat).filter(seq__gt=after).order_by("seq")[:EVENTS_PAGE]
     return {
         "events": [event_data(e) for e in rows],
@@ -172,8 +157,7 @@ def game_record(game_id: int) -> dict[str, Any]:
     if game.status != Game.Status.FINISHED:
         raise ApiError(409, "game_in_progress", "The record is published when the game ends.")
     record = Engine.from_json(game.state).record()
-    players = list(game.players.select_related("player"))
-    return {"game": game.pk, "seats": seat_entries(players), **record}
+    return {"game": game.pk, "seats": game.public_seats(), **record}
 
 
 # --- Streams --------------------------------------------------------------------------------
@@ -203,7 +187,7 @@ def pending_turns(player: Player) -> list[dict[str, Any]]:
     turns = []
     for gp in rows:
         if gp.seat in gp.game.to_act:
-            game = Game.objects.prefetch_related("players__player").get(pk=gp.game_id)
+            game = gp.game
             turns.append(your_turn_line(game, Engine.from_json(game.state), gp.seat))
     return turns
 

@@ -240,7 +240,7 @@ def seat_bot(caller: Player, table_id: int, bot: str, seat: int | None) -> Table
 def start_game(table: Table) -> Game:
     """Deal the table's game (inside the seating transaction) and announce it on commit."""
     engine = Engine.new(table.rules, seed=secrets.token_hex(16))
-    seats = list(TableSeat.objects.filter(table=table).order_by("seat"))
+    seats = list(TableSeat.objects.filter(table=table).select_related("player").order_by("seat"))
     game = Game.objects.create(
         table=table,
         rules=table.rules,
@@ -252,6 +252,18 @@ def start_game(table: Table) -> Game:
         hand_number=engine.hand_number,
         to_act=engine.to_act(),
         deadline=_deadline(table.move_seconds, engine),
+        seats=[
+            {
+                "seat": s.seat,
+                "player_id": s.player_id,
+                "username": s.player.username,
+                "is_bot": s.player.is_bot,
+                "acting_player_id": s.player_id,
+                "played_by": None,
+            }
+            for s in seats
+            if s.player is not None
+        ],
     )
     GamePlayer.objects.bulk_create(
         GamePlayer(game=game, seat=s.seat, player_id=s.player_id) for s in seats
@@ -320,9 +332,10 @@ def submit_action(
                 return earlier.status_code, json.loads(earlier.body)
             if earlier is not None:
                 earlier.delete()
-        seats = [gp.seat for gp in game.players.all() if gp.acting_player_id == player.pk] or [
-            gp.seat for gp in game.players.all() if gp.player_id == player.pk
-        ]
+        seat_of_player = game.seat_of(player.pk)
+        seats = game.seats_played_by(player.pk) or (
+            [] if seat_of_player is None else [seat_of_player]
+        )
         if not seats:
             raise ApiError(403, "not_seated", "You do not play in this game.")
         if game.status == Game.Status.FINISHED:
@@ -375,12 +388,7 @@ def _locked_game(game_id: int) -> Game:
     # The one place where concurrent changes of a game are serialised: every action takes
     # this row lock first, so two submissions can never both apply to the same version
     # (on SQLite, BEGIN IMMEDIATE already serialises every writer).
-    game = (
-        Game.objects.select_for_update()
-        .prefetch_related("players__player")
-        .filter(pk=game_id)
-        .first()
-    )
+    game = Game.objects.select_for_update().filter(pk=game_id).first()
     if game is None:
         raise ApiError(404, "not_found", "No such game.")
     return game
@@ -396,7 +404,7 @@ def _apply(game: Game, engine: Engine, seat: int, action: Mapping[str, Any]) -> 
 
 def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
     """Store the engine's new state, the events and the stream messages; announce on commit."""
-    players = {gp.seat: gp.acting_player_id for gp in game.players.all()}
+    players = game.acting_players()
     _store_events(game, events)
     game.state = engine.to_json()
     game.version += 1
