@@ -228,7 +228,9 @@ class PlayoutState:
             hands, tricks, leader = state.hands, state.tricks, state.leader
         left = sum(count_of[m] for m in hands[leader])
         while left:
-            # The leader: any card, uniformly.
+            # The leader: any card, uniformly. (The choice of a card from the whole hand is
+            # written out here and again for a void follower below, not called: this loop is
+            # the bots' hot path, and a function call per card is a large share of it.)
             hs = hands[leader]
             k = int(rand() * left)
             m = hs[0]
