@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,6 +27,18 @@ def cards_in(data: Any) -> set[str]:
         elif isinstance(item, list):
             stack.extend(item)
     return found
+
+
+def error_of(response: Any, status: int, code: str) -> dict[str, Any]:
+    """The error object of an API error response, after checking its status and shape."""
+    assert response.status_code == status, response.content
+    assert response.headers["content-type"].startswith("application/json")
+    body = json.loads(response.content)
+    assert list(body) == ["error"], body
+    error = body["error"]
+    assert error["code"] == code, error
+    assert isinstance(error["message"], str) and error["message"], error
+    return dict(error)
 
 
 @dataclass

@@ -5,28 +5,16 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-import httpx
 import pytest
 
 from games.models import ApiToken
-from tests.api_client import Client, register
+from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer
 from tests.game_helpers import start_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PASSWORD = "correct horse battery"
-
-
-def error_of(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    """The error object of an API error response, after checking its status and shape."""
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert list(body) == ["error"], body
-    error = body["error"]
-    assert error["code"] == code, error
-    assert isinstance(error["message"], str) and error["message"], error
-    return dict(error)
 
 
 def with_token(api_server: LiveServer, token: str) -> Client:

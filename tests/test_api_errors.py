@@ -18,25 +18,13 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 from games import ratelimit, services
-from tests.api_client import Client, register
+from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 RATE_WINDOW = 60
 JSON = {"Content-Type": "application/json"}
-
-
-def error_of(response: Any, status: int, code: str) -> dict[str, Any]:
-    """The error object of an API error response, after checking its status and shape."""
-    assert response.status_code == status, response.content
-    assert response.headers["content-type"].startswith("application/json")
-    body = json.loads(response.content)
-    assert list(body) == ["error"], body
-    error = body["error"]
-    assert error["code"] == code, error
-    assert isinstance(error["message"], str) and error["message"], error
-    return dict(error)
 
 
 @dataclass

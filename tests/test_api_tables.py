@@ -4,28 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
 
 from games import services
 from games.models import Player
-from tests.api_client import Client, register
+from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 EMPTY_SEAT = {"username": None, "is_bot": False}
-
-
-def error_of(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    """The error object of an API error response, after checking its status and shape."""
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert list(body) == ["error"], body
-    error = body["error"]
-    assert error["code"] == code, error
-    assert isinstance(error["message"], str) and error["message"], error
-    return dict(error)
 
 
 def usernames(table: dict[str, Any]) -> list[str | None]:
