@@ -23,6 +23,7 @@ import asyncio
 import json
 import os
 import random
+import resource
 import signal
 import socket
 import statistics
@@ -283,8 +284,10 @@ def main() -> None:
         "LOG_LEVEL": "WARNING",
     }
     server = start_server(env, port, args.workers)
+    started, cpu_before = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF)
     try:
         result = asyncio.run(run(args, f"http://127.0.0.1:{port}"))
+        cpu_after = resource.getrusage(resource.RUSAGE_SELF)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
@@ -293,6 +296,9 @@ def main() -> None:
             os.killpg(server.pid, signal.SIGKILL)
 
     base, games, long = result["baseline"], result["games"], result["long"]
+    client_cpu = (cpu_after.ru_utime + cpu_after.ru_stime) - (
+        cpu_before.ru_utime + cpu_before.ru_stime
+    )
     print(f"server: uvicorn --workers {args.workers}, PostgreSQL, Redis; {args.clients} clients")
     print(
         f"baseline GET /me:        {base['per_second']:8.1f} req/s   "
@@ -309,6 +315,10 @@ def main() -> None:
     print(
         f"long game: move 10 {long['move_10_ms']:.1f} ms, move 1000 {long['move_1000_ms']:.1f} ms, "
         f"ratio {long['move_1000_ms'] / long['move_10_ms']:.2f}  (target ≤ 1.20)"
+    )
+    print(
+        f"load generator CPU:      {client_cpu:.1f} s over {time.monotonic() - started:.1f} s "
+        "(it shares the machine with the server)"
     )
 
 
