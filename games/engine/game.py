@@ -141,7 +141,31 @@ def _illegal(code: str, message: str | None = None) -> IllegalAction:
     return IllegalAction(code, message)
 
 
-class _Combinations(Sequence[Action]):
+class _LazyActions(Sequence[Action]):
+    """An indexable sequence of actions computed on demand; subclasses give ``_item(i)``
+    for ``0 <= i < len(self)``, this class handles slices and negative indices."""
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Action]: ...
+
+    def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
+        size = len(self)
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(size))]
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError(index)
+        return self._item(index)
+
+    def _item(self, index: int) -> Action:
+        raise NotImplementedError
+
+
+class _Combinations(_LazyActions):
     """A lazy, indexable sequence of every choice of ``k`` cards (discards, gives)."""
 
     def __init__(self, cards: list[int], k: int, make: Callable[[tuple[Card, ...]], Action]):
@@ -153,19 +177,7 @@ class _Combinations(Sequence[Action]):
     def __len__(self) -> int:
         return self._len
 
-    @overload
-    def __getitem__(self, index: int) -> Action: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Action]: ...
-
-    def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._len))]
-        if index < 0:
-            index += self._len
-        if not 0 <= index < self._len:
-            raise IndexError(index)
+    def _item(self, index: int) -> Action:
         # Unrank the index-th k-combination in lexicographic order.
         out: list[Card] = []
         n, k, start = len(self._cards), self._k, 0
@@ -220,7 +232,7 @@ def _recipient_key(
     return key
 
 
-class _Chain(Sequence[Action]):
+class _Chain(_LazyActions):
     """The concatenation of some sequences (several give batches open at once)."""
 
     def __init__(self, parts: list[Sequence[Action]]):
@@ -229,17 +241,7 @@ class _Chain(Sequence[Action]):
     def __len__(self) -> int:
         return sum(len(p) for p in self._parts)
 
-    @overload
-    def __getitem__(self, index: int) -> Action: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Action]: ...
-
-    def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
+    def _item(self, index: int) -> Action:
         for part in self._parts:
             if index < len(part):
                 return part[index]
