@@ -25,39 +25,16 @@ import os
 import random
 import resource
 import signal
-import socket
 import statistics
 import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
+from common import BIN, ROOT, free_port, fresh_database, percentile
 
-ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
 DB_NAME = "sergeant_bench"
 REDIS_URL = "redis://127.0.0.1:6379/12"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def fresh_database() -> str:
-    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{DB_NAME}"')
-    return f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
 
 
 def start_server(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[bytes]:
@@ -277,7 +254,7 @@ def main() -> None:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
-        "DATABASE_URL": fresh_database(),
+        "DATABASE_URL": fresh_database(DB_NAME),
         "REDIS_URL": REDIS_URL,
         "DATA_DIR": str(ROOT / "var" / "bench"),
         "RATE_LIMIT_PER_MINUTE": "1000000",

@@ -1,15 +1,30 @@
-"""Creating bot accounts."""
+"""Bot accounts, and the turns of bots: house bots in-process, webhook bots over HTTP."""
 
 from __future__ import annotations
 
+import json
+import logging
+import random
 import secrets
+import time
+from typing import Any
 
+import httpx
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
-from bots.models import BotAccount
+from bots.models import BotAccount, WebhookDelivery
+from bots.outbound import ReplyTooLarge, Unresolvable, UnsafeUrl, post, resolve_target
+from bots.sdk import SIGNATURE_HEADER, signature
+from bots.strategies import choose_action
 from config.api_errors import ApiError
-from games.models import Player
-from games.services import create_bot_player
+from games.engine import Game as Engine
+from games.models import Game, Player
+from games.selectors import game_view
+from games.services import act_for_seat, create_bot_player, submit_action
+
+log = logging.getLogger(__name__)
 
 
 def create_bot_account(
@@ -23,6 +38,15 @@ def create_bot_account(
             "A webhook bot needs a webhook_url.",
             fields={"webhook_url": ["Required in webhook mode."]},
         )
+    if mode == BotAccount.Mode.WEBHOOK:
+        try:
+            resolve_target(webhook_url, settings.BOT_WEBHOOK_ALLOW_PRIVATE)
+        except Unresolvable:
+            pass  # DNS may not be set up yet; checked again before every call
+        except UnsafeUrl as error:
+            raise ApiError(
+                400, "invalid", str(error), fields={"webhook_url": [str(error)]}
+            ) from error
     with transaction.atomic():
         player, key = create_bot_player(owner, username)
         account = BotAccount.objects.create(
@@ -32,3 +56,111 @@ def create_bot_account(
             webhook_secret=secrets.token_urlsafe(32) if mode == BotAccount.Mode.WEBHOOK else "",
         )
     return account, key
+
+
+# --- Playing turns ------------------------------------------------------------------------
+
+
+def play_house_turn(game_id: int, seat: int, version: int, bot: str) -> bool:
+    """House bot ``bot`` acts for ``seat`` of the game as it was at ``version``.
+
+    The bot is given the seat's view only (never the full state). Returns whether its action
+    was applied; a game that moved on meanwhile is left alone.
+    """
+    game = Game.objects.filter(pk=game_id).only("state", "version", "status").first()
+    if game is None or game.status != Game.Status.PLAYING or game.version != version:
+        return False
+    view = Engine.from_json(game.state).view(seat)
+    if not view["legal_actions"]:
+        return False
+    budget = settings.HOUSE_BOT_BUDGET_SECONDS
+    action = choose_action(bot, view, random.Random(), budget)
+    try:
+        return act_for_seat(game_id, seat, action, expected_version=version) is not None
+    except ApiError as error:
+        # A house bot's illegal action is a bug: log it loudly; the move timer plays for it.
+        log.error(
+            "house bot %s chose an illegal action %s in game %s: %s", bot, action, game_id, error
+        )
+        return False
+
+
+def push_turn_to_webhook(game_id: int, seat: int, version: int, player_id: int) -> str:
+    """POST the seat's game view to the bot's webhook and apply the action it answers.
+
+    The answer goes through the API's own service (``submit_action`` with the bot's account
+    and ``expected_version``). A late, failing or illegal answer is recorded as a
+    :class:`WebhookDelivery` on the game and left to the move deadline. Returns the outcome.
+    """
+    account = BotAccount.objects.select_related("player").filter(player_id=player_id).first()
+    game = Game.objects.filter(pk=game_id).first()
+    if account is None or account.mode != BotAccount.Mode.WEBHOOK or game is None:
+        return "skipped"
+    if game.status != Game.Status.PLAYING or game.version != version:
+        return "skipped"
+    body = json.dumps(
+        game_view(game, Engine.from_json(game.state), seat), cls=DjangoJSONEncoder
+    ).encode()
+    started = time.monotonic()
+
+    def record(outcome: str, detail: str = "", status: int | None = None) -> str:
+        WebhookDelivery.objects.create(
+            game=game,
+            bot=account,
+            seat=seat,
+            version=version,
+            outcome=outcome,
+            http_status=status,
+            detail=detail[:2000],
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+        return outcome
+
+    try:
+        target = resolve_target(account.webhook_url, settings.BOT_WEBHOOK_ALLOW_PRIVATE)
+        reply = post(
+            target,
+            body,
+            headers={
+                "Content-Type": "application/json",
+                "User-Agent": "sergeant-major-webhook/1",
+                SIGNATURE_HEADER: signature(account.webhook_secret, body),
+            },
+            connect_timeout=settings.BOT_WEBHOOK_CONNECT_TIMEOUT,
+            read_timeout=min(float(game.move_seconds), settings.BOT_WEBHOOK_READ_TIMEOUT),
+            max_bytes=settings.BOT_WEBHOOK_MAX_REPLY_BYTES,
+        )
+    except (UnsafeUrl, httpx.HTTPError) as error:
+        return record(WebhookDelivery.Outcome.UNREACHABLE, f"{type(error).__name__}: {error}")
+    except ReplyTooLarge as error:
+        return record(WebhookDelivery.Outcome.BAD_RESPONSE, str(error))
+    if not 200 <= reply.status < 300:
+        return record(WebhookDelivery.Outcome.BAD_RESPONSE, "HTTP error", reply.status)
+    action = _answered_action(reply.body)
+    if action is None:
+        if reply.body.strip() in (b"", b"{}"):
+            return record(WebhookDelivery.Outcome.DEFERRED, "", reply.status)
+        return record(
+            WebhookDelivery.Outcome.BAD_RESPONSE,
+            'expected {"action": {...}}: ' + reply.body[:200].decode(errors="replace"),
+            reply.status,
+        )
+    try:
+        submit_action(account.player, game_id, action, expected_version=version)
+    except ApiError as error:
+        stale = error.error_code in ("version_conflict", "not_your_turn", "game_finished")
+        outcome = WebhookDelivery.Outcome.STALE if stale else WebhookDelivery.Outcome.ILLEGAL
+        return record(
+            outcome, f"{error.error_code}: {error.detail} {json.dumps(action)[:500]}", reply.status
+        )
+    return record(WebhookDelivery.Outcome.APPLIED, "", reply.status)
+
+
+def _answered_action(body: bytes) -> dict[str, Any] | None:
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return None
+    if isinstance(answer, dict) and isinstance(answer.get("action"), dict):
+        return answer["action"]
+    return None

@@ -143,6 +143,20 @@ class Game(models.Model):
     def acting_players(self) -> dict[int, int]:
         return {s["seat"]: s["acting_player_id"] for s in self.seats}
 
+    def acting_identity(self, seat: int) -> tuple[int, str, bool]:
+        """(player id, username, is_bot) of whoever acts for ``seat`` now."""
+        entry = next(s for s in self.seats if s["seat"] == seat)
+        if entry["played_by"]:
+            return entry["acting_player_id"], entry["played_by"], True
+        return entry["player_id"], entry["username"], entry["is_bot"]
+
+    def hand_over_seat(self, seat: int, bot: Player) -> None:
+        """Let ``bot`` play ``seat`` from now on (the seat stays its player's in histories)."""
+        for entry in self.seats:
+            if entry["seat"] == seat:
+                entry["acting_player_id"] = bot.pk
+                entry["played_by"] = bot.username
+
     def public_seats(self) -> list[dict[str, object]]:
         return [
             {

@@ -15,6 +15,7 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.serializers.json import DjangoJSONEncoder
@@ -43,6 +44,12 @@ from games.selectors import game_view, your_turn_line
 
 HOUSE_BOTS = ("house:random", "house:heuristic", "house:strong")
 IDEMPOTENCY_TTL = timedelta(hours=24)
+# Stream messages only serve streams that are connected now (a new stream starts from the
+# newest message and resends pending turns), so old ones can go.
+MESSAGE_TTL = timedelta(hours=1)
+#: API.md: three timeouts in one game hand the seat to this house bot.
+TIMEOUTS_BEFORE_HANDOVER = 3
+HANDOVER_BOT = "house:heuristic"
 
 
 # --- Accounts -------------------------------------------------------------------------------
@@ -281,9 +288,10 @@ def start_game(table: Table) -> Game:
     _store_events(game, opening)
     for player_id in set(players.values()):
         _message(player_id, "game_start", {"game": game.pk, "table": table.pk})
-    _announce_turn(game, engine, players)
+    _announce_turn(game, engine)
     game.save(update_fields=["last_seq", "version"])
     _publish_on_commit(game, players.values())
+    _schedule_timer(game)
     return game
 
 
@@ -416,9 +424,10 @@ def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
     if finished:
         _finish(game, engine)
     else:
-        _announce_turn(game, engine, players)
+        _announce_turn(game, engine)
     game.save(update_fields=CHANGING_FIELDS)
     _publish_on_commit(game, players.values())
+    _schedule_timer(game)
 
 
 CHANGING_FIELDS = [
@@ -432,6 +441,7 @@ CHANGING_FIELDS = [
     "status",
     "finished_at",
     "result",
+    "seats",
 ]
 
 
@@ -441,23 +451,22 @@ def _finish(game: Game, engine: Engine) -> None:
     game.finished_at = timezone.now()
     game.result = outcome.to_dict()
     game.deadline = None
-    firsts = outcome.ranks.count(1)
-    for gp in game.players.all():
-        gp.rank = outcome.ranks[gp.seat]
+    seated = list(game.players.all())
+    ranks = ranks_with_absent_last(
+        outcome.ranks, {gp.seat for gp in seated if gp.replaced_by_id is not None}
+    )
+    firsts = ranks.count(1)
+    for gp in seated:
+        gp.rank = ranks[gp.seat]
         gp.score = outcome.scores[gp.seat]
         gp.result = "loss" if gp.rank != 1 else "win" if firsts == 1 else "shared"
         gp.save(update_fields=["rank", "score", "result"])
     Table.objects.filter(pk=game.table_id).update(status=Table.Status.FINISHED)
     standings = [
-        {
-            "seat": gp.seat,
-            "player_id": gp.player_id,
-            "rank": outcome.ranks[gp.seat],
-            "score": outcome.scores[gp.seat],
-        }
-        for gp in game.players.all()
+        {"seat": gp.seat, "player_id": gp.player_id, "rank": gp.rank, "score": gp.score}
+        for gp in seated
     ]
-    for player_id in {gp.player_id for gp in game.players.all()}:
+    for player_id in {gp.player_id for gp in seated}:
         _message(player_id, "game_finish", {"game": game.pk, "result": game.result})
     game_id, rated = game.pk, game.rated
     transaction.on_commit(
@@ -465,6 +474,18 @@ def _finish(game: Game, engine: Engine) -> None:
             sender=Game, game_id=game_id, rated=rated, standings=standings
         )
     )
+
+
+def ranks_with_absent_last(ranks: Iterable[int], absent: set[int]) -> list[int]:
+    """The game's competition ranks, with seats handed to a bot (absent players) ranked
+    after everyone present (API.md: it counts as a loss for the absent player); the
+    present keep their order among themselves, ties still shared."""
+    ranks = list(ranks)
+    present = [r for seat, r in enumerate(ranks) if seat not in absent]
+    return [
+        len(present) + 1 if seat in absent else 1 + sum(1 for p in present if p < r)
+        for seat, r in enumerate(ranks)
+    ]
 
 
 def _store_events(game: Game, events: Iterable[Event]) -> None:
@@ -490,20 +511,101 @@ def _message(player_id: int, kind: str, payload: dict[str, Any]) -> None:
     PlayerMessage.objects.create(player_id=player_id, type=kind, payload=payload)
 
 
-def _announce_turn(game: Game, engine: Engine, players: Mapping[int, int]) -> None:
+def _announce_turn(game: Game, engine: Engine) -> None:
     for seat in engine.to_act():
-        line = your_turn_line(game, engine, seat)
-        _message(players[seat], "your_turn", {k: v for k, v in line.items() if k != "type"})
+        player_id, username, is_bot = game.acting_identity(seat)
+        if not username.startswith(HOUSE_BOT_PREFIX):  # house bots read no stream
+            line = your_turn_line(game, engine, seat)
+            _message(player_id, "your_turn", {k: v for k, v in line.items() if k != "type"})
+        # robust: the move is committed; a receiver that cannot enqueue its work (broker
+        # down) is logged, and the move timer or the sweep still moves the game on.
         transaction.on_commit(
             partial(
-                signals.turn_started.send,
+                signals.turn_started.send_robust,
                 sender=Game,
                 game_id=game.pk,
                 seat=seat,
-                player_id=players[seat],
+                player_id=player_id,
+                username=username,
+                is_bot=is_bot,
                 version=game.version,
             )
         )
+
+
+def _schedule_timer(game: Game) -> None:
+    """On commit, a Celery task for the game's deadline that plays for late seats.
+
+    Very long move times are left to the periodic sweep alone, so that a day-long deadline
+    is not one more task held in a worker's memory for every move made meanwhile.
+    """
+    if game.deadline is None or game.move_seconds > settings.MOVE_TIMER_MAX_SECONDS:
+        return
+    game_id, version, deadline = game.pk, game.version, game.deadline
+
+    def send() -> None:
+        from games.tasks import expire_turns
+
+        expire_turns.apply_async(
+            (game_id, version),
+            eta=deadline,
+            # A timer delivered this late is stale; the sweep has dealt with the game.
+            expires=deadline + timedelta(seconds=settings.MOVE_TIMER_EXPIRES_AFTER),
+        )
+
+    transaction.on_commit(send, robust=True)
+
+
+def expire_turns(game_id: int, version: int | None = None) -> bool:
+    """Play the timeout fallback for every seat the game waits on past its deadline.
+
+    Exactly once per deadline: the row lock serialises this with the players' actions, and
+    a game whose version moved on since the timer was set (``version``) was acted on in
+    time. Each late seat gets a public ``timeout`` event; its third timeout hands the seat
+    to ``house:heuristic`` for the rest of the game. Returns whether the game changed.
+    """
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.status != Game.Status.PLAYING:
+            return False
+        if version is not None and game.version != version:
+            return False
+        if game.deadline is None or game.deadline > timezone.now():
+            return False
+        engine = Engine.from_json(game.state)
+        seated = {gp.seat: gp for gp in game.players.select_related("player")}
+        events: list[Event] = []
+        for seat in engine.to_act():
+            if seat not in engine.to_act():  # an earlier fallback settled this seat's step
+                continue
+            action = engine.fallback_action(seat)
+            gp = seated[seat]
+            gp.timeouts += 1
+            events.append(Event("timeout", {"seat": seat, "timeouts": gp.timeouts}))
+            events.extend(engine.apply(seat, action))
+            changed = ["timeouts"]
+            if (
+                gp.timeouts >= TIMEOUTS_BEFORE_HANDOVER
+                and gp.replaced_by_id is None
+                and not gp.player.is_house_bot
+            ):
+                bot = house_bot(HANDOVER_BOT)
+                gp.replaced_by = bot
+                changed.append("replaced_by")
+                game.hand_over_seat(seat, bot)
+                events.append(Event("seat_handover", {"seat": seat, "to": bot.username}))
+            gp.save(update_fields=changed)
+        _record_change(game, engine, events)
+    return True
+
+
+def overdue_games(grace: timedelta, limit: int) -> list[int]:
+    """Games still waiting on a seat ``grace`` after their deadline (their timer is lost)."""
+    return list(
+        Game.objects.filter(status=Game.Status.PLAYING, deadline__lt=timezone.now() - grace)
+        .order_by("deadline")
+        .values_list("pk", flat=True)[:limit]
+    )
 
 
 def _publish_on_commit(game: Game, player_ids: Iterable[int]) -> None:
@@ -513,8 +615,9 @@ def _publish_on_commit(game: Game, player_ids: Iterable[int]) -> None:
     transaction.on_commit(lambda: realtime.publish(channels))
 
 
-def purge_idempotency_records() -> int:
-    deleted, _ = IdempotencyRecord.objects.filter(
-        created_at__lt=timezone.now() - IDEMPOTENCY_TTL
-    ).delete()
-    return deleted
+def purge_expired_records() -> int:
+    """Drop idempotency records past their 24 h and stream messages nobody can read."""
+    now = timezone.now()
+    records, _ = IdempotencyRecord.objects.filter(created_at__lt=now - IDEMPOTENCY_TTL).delete()
+    messages, _ = PlayerMessage.objects.filter(created_at__lt=now - MESSAGE_TTL).delete()
+    return records + messages

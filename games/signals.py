@@ -11,6 +11,7 @@ from django.dispatch import Signal
 #: ``{"seat", "player_id", "rank", "score"}``; ranks as RULES.md, ties share a rank).
 game_finished = Signal()
 
-#: A seat must act. Keyword arguments: ``game_id``, ``seat``, ``player_id`` (who plays the
-#: seat now) and ``version`` (the game's version at which the seat became due).
+#: A seat must act. Keyword arguments: ``game_id``, ``seat``, ``player_id``, ``username`` and
+#: ``is_bot`` (of whoever plays the seat now: after a hand-over, the house bot) and
+#: ``version`` (the game's version at which the seat became due). Sent with ``send_robust``.
 turn_started = Signal()

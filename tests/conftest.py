@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,16 +45,83 @@ def suite_process_env(django_db_blocker: Any) -> dict[str, str]:
     return env
 
 
-@dataclass(frozen=True)
 class WorkerInfo:
-    hostname: str
-    pid: int
-    log_path: Path
+    """The suite's Celery worker (and the beat that schedules the periodic sweep).
+
+    Tests may :meth:`kill` the worker the hard way (SIGKILL, losing whatever it held) and
+    :meth:`start` it again; ``pid`` is the current process's.
+    """
+
+    def __init__(self, env: dict[str, str], log_dir: Path) -> None:
+        self.env = env
+        self.hostname = f"test-worker-{os.getpid()}@localhost"
+        self.log_path = log_dir / "celery-worker.log"
+        self.beat_log_path = log_dir / "celery-beat.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.beat: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def start(self) -> None:
+        cache.delete(HEARTBEAT_KEY)
+        process = self.process = start_process(
+            [
+                str(VENV_BIN / "celery"),
+                "-A",
+                "config",
+                "worker",
+                "--pool=solo",
+                "--loglevel=INFO",
+                "--without-gossip",
+                "--without-mingle",
+                f"--hostname={self.hostname}",
+            ],
+            self.env,
+            self.log_path,
+            cwd=ROOT,
+        )
+
+        def ready() -> bool:
+            if process.poll() is not None:
+                raise RuntimeError(f"worker exited:\n{self.log_path.read_text()}")
+            beat = cache.get(HEARTBEAT_KEY)
+            return bool(beat and beat["hostname"] == self.hostname)
+
+        wait_until(ready, timeout=60, interval=0.1, what="the Celery worker to be ready")
+
+    def start_beat(self) -> None:
+        self.beat = start_process(
+            [
+                str(VENV_BIN / "celery"),
+                "-A",
+                "config",
+                "beat",
+                "--loglevel=INFO",
+                f"--schedule={self.log_path.parent / 'celerybeat-schedule'}",
+            ],
+            self.env,
+            self.beat_log_path,
+            cwd=ROOT,
+        )
+
+    def kill(self) -> None:
+        """SIGKILL the worker: tasks it had taken (timers waiting for their time) are lost."""
+        if self.process is not None:
+            stop_process_group(self.process, signal.SIGKILL)
+
+    def stop(self) -> None:
+        for process in (self.process, self.beat):
+            if process is not None:
+                stop_process_group(process)
 
 
 @pytest.fixture(scope="session")
 def celery_worker(django_db_setup: Any, django_db_blocker: Any) -> Iterator[WorkerInfo]:
-    """A real ``celery worker`` process on the test database, the suite's broker and queue."""
+    """A real ``celery worker`` process on the test database, the suite's broker and queue,
+    with ``celery beat`` beside it for the periodic tasks (the overdue-game sweep)."""
     from config.celery_app import app
 
     env = suite_process_env(django_db_blocker)
@@ -63,37 +132,13 @@ def celery_worker(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Work
         with app.connection_for_write() as conn:
             conn.default_channel.queue_purge(settings.CELERY_TASK_DEFAULT_QUEUE)
 
-    hostname = f"test-worker-{os.getpid()}@localhost"
-    log_path = settings.DATA_DIR / "logs" / "celery-worker.log"
-    cache.delete(HEARTBEAT_KEY)
-    process = start_process(
-        [
-            str(VENV_BIN / "celery"),
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "--loglevel=INFO",
-            "--without-gossip",
-            "--without-mingle",
-            f"--hostname={hostname}",
-        ],
-        env,
-        log_path,
-        cwd=ROOT,
-    )
-
-    def ready() -> bool:
-        if process.poll() is not None:
-            raise RuntimeError(f"worker exited:\n{log_path.read_text()}")
-        beat = cache.get(HEARTBEAT_KEY)
-        return bool(beat and beat["hostname"] == hostname)
-
+    worker = WorkerInfo(env, settings.DATA_DIR / "logs")
     try:
-        wait_until(ready, timeout=60, interval=0.1, what="the Celery worker to be ready")
-        yield WorkerInfo(hostname=hostname, pid=process.pid, log_path=log_path)
+        worker.start()
+        worker.start_beat()
+        yield worker
     finally:
-        stop_process_group(process)
+        worker.stop()
 
 
 @dataclass(frozen=True)

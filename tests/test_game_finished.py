@@ -83,6 +83,8 @@ def test_it_announces_each_turn_after_commit() -> None:
             "game_id": game.pk,
             "seat": seat,
             "player_id": players[seat].pk,
+            "username": players[seat].username,
+            "is_bot": False,
             "version": 0,
         }
     ]

@@ -201,12 +201,40 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 # The beat-scheduled heartbeat that GET /healthz reads; stale after HEARTBEAT_MAX_AGE seconds.
 HEARTBEAT_INTERVAL = env.float("HEARTBEAT_INTERVAL", default=10.0)
 HEARTBEAT_MAX_AGE = env.float("HEARTBEAT_MAX_AGE", default=60.0)
+# Move timers: every game state with a deadline gets a Celery task at that deadline (move
+# times up to MOVE_TIMER_MAX_SECONDS; longer ones rely on the sweep alone). The sweep runs
+# every MOVE_TIMER_SWEEP_INTERVAL seconds and resolves games late by more than the grace.
+MOVE_TIMER_MAX_SECONDS = env.int("MOVE_TIMER_MAX_SECONDS", default=600)
+MOVE_TIMER_EXPIRES_AFTER = env.float("MOVE_TIMER_EXPIRES_AFTER", default=30.0)
+MOVE_TIMER_SWEEP_INTERVAL = env.float("MOVE_TIMER_SWEEP_INTERVAL", default=2.0)
+MOVE_TIMER_SWEEP_GRACE = env.float("MOVE_TIMER_SWEEP_GRACE", default=1.0)
+MOVE_TIMER_SWEEP_BATCH = env.int("MOVE_TIMER_SWEEP_BATCH", default=500)
+
+# House bots: thinking time per decision of the searching bot (house:strong).
+HOUSE_BOT_BUDGET_SECONDS = env.float("HOUSE_BOT_BUDGET_SECONDS", default=0.3)
+# Webhook bots: outbound calls go to public addresses only unless this is set (development).
+BOT_WEBHOOK_ALLOW_PRIVATE = env.bool("BOT_WEBHOOK_ALLOW_PRIVATE", default=False)
+BOT_WEBHOOK_CONNECT_TIMEOUT = env.float("BOT_WEBHOOK_CONNECT_TIMEOUT", default=2.0)
+# The read timeout is also capped by the table's move time.
+BOT_WEBHOOK_READ_TIMEOUT = env.float("BOT_WEBHOOK_READ_TIMEOUT", default=5.0)
+BOT_WEBHOOK_MAX_REPLY_BYTES = env.int("BOT_WEBHOOK_MAX_REPLY_BYTES", default=64 * 1024)
+
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {
         "task": "config.health.record_heartbeat",
         "schedule": HEARTBEAT_INTERVAL,
         # A heartbeat that waited longer than its interval says nothing new.
         "options": {"expires": HEARTBEAT_INTERVAL},
+    },
+    "sweep-overdue-games": {
+        "task": "games.sweep_overdue_games",
+        "schedule": MOVE_TIMER_SWEEP_INTERVAL,
+        "options": {"expires": MOVE_TIMER_SWEEP_INTERVAL},
+    },
+    "purge-expired-records": {
+        "task": "games.purge_expired_records",
+        "schedule": 3600.0,
+        "options": {"expires": 600.0},
     },
 }
 

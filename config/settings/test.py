@@ -25,3 +25,7 @@ CELERY_TASK_DEFAULT_QUEUE = f"sergeant-test-{SUITE_ID}"
 CACHES["default"]["KEY_PREFIX"] = f"sergeant-test-{SUITE_ID}"
 if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{SUITE_ID}"}
+
+# The suite's webhook bots are served on loopback; the searching bot thinks briefly.
+BOT_WEBHOOK_ALLOW_PRIVATE = True
+HOUSE_BOT_BUDGET_SECONDS = float(os.environ.get("HOUSE_BOT_BUDGET_SECONDS", "0.05"))

@@ -1,0 +1,222 @@
+"""A small Python client for the Sergeant Major API (API.md), for bot authors.
+
+Standalone: it needs only ``httpx`` (no Django, nothing else from this project), so a bot
+can copy this one file. ::
+
+    from bots.sdk import Client
+
+    client = Client("http://127.0.0.1:8000", token="...")
+    for turn in client.turns():           # reconnecting stream of your_turn lines
+        view = turn["view"]
+        client.act(turn["game"], {"type": "play", "card": "AH"}, expected_version=turn["version"])
+
+Actions are sent with an ``Idempotency-Key`` and retried on network errors, so an action
+is applied once even if a reply is lost. Webhook bots check :func:`verify_signature`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import httpx
+
+log = logging.getLogger("sergeant.sdk")
+
+#: The header of a webhook push carrying ``sha256=<hex HMAC-SHA256 of the body>``.
+SIGNATURE_HEADER = "X-Signature"
+
+
+def signature(secret: str, body: bytes) -> str:
+    """The ``X-Signature`` value of ``body`` for a webhook secret."""
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def verify_signature(secret: str, body: bytes, header: str | None) -> bool:
+    """Is ``header`` the platform's signature of ``body``? (constant-time comparison)"""
+    return header is not None and hmac.compare_digest(signature(secret, body), header)
+
+
+class ApiError(Exception):
+    """An error answer of the API: ``status``, ``code`` (API.md) and the whole ``error``."""
+
+    def __init__(self, status: int, error: Mapping[str, Any]) -> None:
+        self.status = status
+        self.code = str(error.get("code", "unknown"))
+        self.error = dict(error)
+        super().__init__(f"{status} {self.code}: {error.get('message', '')}")
+
+
+class Client:
+    """The API calls a player or bot needs. Raises :class:`ApiError` for error answers."""
+
+    def __init__(
+        self,
+        server: str,
+        token: str | None = None,
+        timeout: float = 30.0,
+        retries: int = 3,
+    ) -> None:
+        self.server = server.rstrip("/")
+        self.retries = retries
+        headers = {"Authorization": f"Token {token}"} if token else {}
+        self._http = httpx.Client(base_url=self.server, headers=headers, timeout=timeout)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # --- plain calls ----------------------------------------------------------------------
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        json_body: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        """One API call, retried on network errors (only safe for idempotent requests:
+        GETs, and POSTs that carry an Idempotency-Key or are idempotent by nature)."""
+        attempt = 0
+        while True:
+            try:
+                response = self._http.request(
+                    method,
+                    "/api/v1/" + path.lstrip("/"),
+                    json=json_body,
+                    params=params,
+                    headers=headers,
+                    timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
+                )
+            except httpx.TransportError:
+                attempt += 1
+                if attempt > self.retries:
+                    raise
+                time.sleep(min(2.0, 0.2 * 2**attempt))
+                continue
+            if response.status_code == 429 and attempt < self.retries:
+                attempt += 1
+                time.sleep(float(response.headers.get("Retry-After", "1")))
+                continue
+            if response.status_code >= 400:
+                try:
+                    error = response.json().get("error", {})
+                except ValueError:
+                    error = {"code": "http_error", "message": response.text[:200]}
+                raise ApiError(response.status_code, error)
+            return response.json()
+
+    def me(self) -> dict[str, Any]:
+        return dict(self._call("GET", "me"))
+
+    def game(self, game_id: int) -> dict[str, Any]:
+        """The game as this caller may see it (with ``legal_actions`` on its turn)."""
+        return dict(self._call("GET", f"games/{game_id}"))
+
+    def act(
+        self,
+        game_id: int,
+        action: Mapping[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> dict[str, Any]:
+        """Submit an action; returns the new view. Safe to call again with the same key."""
+        body = dict(action)
+        if expected_version is not None:
+            body["expected_version"] = expected_version
+        key = idempotency_key or str(uuid.uuid4())
+        return dict(
+            self._call("POST", f"games/{game_id}/actions", body, headers={"Idempotency-Key": key})
+        )
+
+    def events(self, game_id: int, after: int = 0, wait: float = 0) -> dict[str, Any]:
+        """Events with ``seq > after``; waits up to ``wait`` seconds (long poll) for one."""
+        params = {"after": after, "wait": wait}
+        return dict(self._call("GET", f"games/{game_id}/events", params=params, timeout=wait + 15))
+
+    def record(self, game_id: int) -> dict[str, Any]:
+        return dict(self._call("GET", f"games/{game_id}/record"))
+
+    def tables(self, status: str = "open") -> dict[str, Any]:
+        return dict(self._call("GET", "tables", params={"status": status}))
+
+    def create_table(
+        self,
+        rules: str | Mapping[str, Any] = "classic",
+        rated: bool = True,
+        move_seconds: int = 60,
+        seat: int | None = 0,
+    ) -> dict[str, Any]:
+        body = {"rules": rules, "rated": rated, "move_seconds": move_seconds, "seat": seat}
+        return dict(self._call("POST", "tables", body))
+
+    def join(self, table_id: int, seat: int | None = None) -> dict[str, Any]:
+        body = {} if seat is None else {"seat": seat}
+        return dict(self._call("POST", f"tables/{table_id}/join", body))
+
+    def seat_bot(self, table_id: int, bot: str, seat: int | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"bot": bot}
+        if seat is not None:
+            body["seat"] = seat
+        return dict(self._call("POST", f"tables/{table_id}/bots", body))
+
+    # --- the stream -----------------------------------------------------------------------
+
+    def stream(self, reconnect: bool = True, max_backoff: float = 10.0) -> Iterator[dict[str, Any]]:
+        """The caller's stream lines (``game_start``, ``your_turn``, ``game_finish``, ...).
+
+        Reconnects after a dropped connection with growing back-off; the server resends a
+        ``your_turn`` for every game waiting on the caller on each connect, so no turn is
+        lost, though one may come twice (see :meth:`turns`). Keep-alive lines are skipped.
+        """
+        backoff = 0.5
+        while True:
+            try:
+                # The server sends a line at least every 10 s, so 30 s of silence is a dead link.
+                timeout = httpx.Timeout(30.0, connect=10.0)
+                with self._http.stream("GET", "/api/v1/stream", timeout=timeout) as response:
+                    if response.status_code >= 400:
+                        response.read()
+                        raise ApiError(response.status_code, response.json().get("error", {}))
+                    backoff = 0.5
+                    for line in response.iter_lines():
+                        if line.strip():
+                            yield json.loads(line)
+            except (httpx.TransportError, httpx.StreamError) as error:
+                if not reconnect:
+                    raise
+                log.info("stream dropped (%s); reconnecting in %.1f s", error, backoff)
+            else:
+                if not reconnect:
+                    return
+            time.sleep(backoff)
+            backoff = min(max_backoff, backoff * 2)
+
+    def turns(self, until_finished: int | None = None) -> Iterator[dict[str, Any]]:
+        """``your_turn`` lines, each (game, version) once. With ``until_finished=N`` it
+        stops after ``N`` ``game_finish`` lines."""
+        seen: set[tuple[int, int]] = set()
+        finished = 0
+        for line in self.stream():
+            if line.get("type") == "game_finish":
+                finished += 1
+                if until_finished is not None and finished >= until_finished:
+                    return
+            elif line.get("type") == "your_turn":
+                key = (line["game"], line["version"])
+                if key not in seen:
+                    seen.add(key)
+                    yield line

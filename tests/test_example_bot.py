@@ -1,0 +1,61 @@
+"""The example bot (``python -m bots.example``) plays a whole game against the running
+platform, through the SDK only, beside two house bots."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from bots.sdk import ApiError, Client
+from games.models import Game, GameEvent, GamePlayer
+from tests.api_client import register
+from tests.conftest import LiveServer, WorkerInfo
+from tests.support import ROOT, VENV_BIN, clean_env
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_it_plays_a_full_game_with_the_example_bot(
+    api_server: LiveServer, celery_worker: WorkerInfo
+) -> None:
+    owner = register(api_server.url, "examplehost")
+    bot = owner.ok("POST", "/bots", 201, json={"username": "examplebot", "mode": "poll"})
+    with Client(api_server.url, owner.token) as sdk:
+        table = sdk.create_table({"preset": "classic", "max_hands": 2}, True, 30, seat=None)
+        sdk.seat_bot(table["id"], "house:random", 1)
+        sdk.seat_bot(table["id"], "house:random", 2)
+        started = sdk.seat_bot(table["id"], "examplebot", 0)
+        with pytest.raises(ApiError) as refused:
+            sdk.seat_bot(table["id"], "house:random", 0)
+        assert refused.value.status == 409
+    assert started["status"] == "playing"
+
+    done = subprocess.run(
+        [
+            str(VENV_BIN / "python"),
+            "-m",
+            "bots.example",
+            "--server",
+            api_server.url,
+            "--token",
+            bot["token"],
+            "--games",
+            "1",
+        ],
+        cwd=ROOT,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "playing as examplebot" in done.stderr
+
+    game = Game.objects.get(pk=started["game"])
+    assert game.status == Game.Status.FINISHED
+    mine = GamePlayer.objects.get(game=game, seat=0)
+    assert (mine.player.username, mine.timeouts, mine.replaced_by) == ("examplebot", 0, None)
+    # It really played: its cards went to tricks, none by the move timer.
+    assert GameEvent.objects.filter(game=game, type="play", payload__seat=0).count() >= 2 * 16
+    assert not GameEvent.objects.filter(game=game, type="timeout").exists()

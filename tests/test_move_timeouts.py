@@ -1,0 +1,107 @@
+"""Move timeouts on a real Celery worker: the timer, the race with a late move, the sweep
+after a lost timer, and the hand-over of a seat after three timeouts."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from games import selectors, services
+from games.engine import Game as Engine
+from games.models import Game, GameEvent, GamePlayer, Player
+from tests.conftest import WorkerInfo
+from tests.game_helpers import choose_action
+from tests.support import wait_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def humans(prefix: str, count: int = 3) -> list[Player]:
+    return [
+        services.register_player(f"{prefix}{i}", "correct horse battery")[0] for i in range(count)
+    ]
+
+
+def game_of(players: list[Player | str], move_seconds: int, rules: Any = "classic") -> Game:
+    """A started game with these seats (players, or house bot names), in seat order."""
+    owner = next(p for p in players if isinstance(p, Player))
+    table = services.create_table(owner, rules, True, move_seconds, None)
+    for seat, who in enumerate(players):
+        if isinstance(who, Player):
+            services.join_table(who, table.pk, seat)
+        else:
+            services.seat_bot(owner, table.pk, who, seat)
+    return Game.objects.get(table=table)
+
+
+def timeout_events(game_id: int) -> list[dict[str, Any]]:
+    return [
+        {"seq": e.seq, **e.payload}
+        for e in GameEvent.objects.filter(game_id=game_id, type="timeout").order_by("seq")
+    ]
+
+
+def test_it_plays_the_fallback_once_when_the_deadline_passes(celery_worker: WorkerInfo) -> None:
+    game = game_of(humans("late"), move_seconds=2)
+    engine = Engine.from_json(game.state)
+    (seat,) = engine.to_act()
+    expected = Engine.from_json(game.state)
+    expected.apply(seat, expected.fallback_action(seat))
+
+    moved = wait_until(
+        lambda: Game.objects.filter(pk=game.pk, version__gt=game.version).first(),
+        timeout=15,
+        what="the move timer",
+    )
+    late_by = timezone.now() - game.deadline
+    assert moved.version == game.version + 1
+    assert moved.state == expected.to_json()
+    assert timeout_events(game.pk) == [
+        {"seq": timeout_events(game.pk)[0]["seq"], "seat": seat, "timeouts": 1}
+    ]
+    assert GamePlayer.objects.get(game=game, seat=seat).timeouts == 1
+    assert late_by < timedelta(seconds=5)
+    # The timer of the old version and the sweep both come by again: nothing more happens
+    # before the next deadline.
+    time.sleep(1.0)
+    assert Game.objects.get(pk=game.pk).version == moved.version
+    assert len(timeout_events(game.pk)) == 1
+
+
+def test_it_lets_a_move_just_before_the_deadline_win(celery_worker: WorkerInfo) -> None:
+    players = humans("intime")
+    game = game_of(players, move_seconds=3)
+    (seat,) = game.to_act
+    time.sleep(max(0.0, (game.deadline - timezone.now()).total_seconds() - 0.3))
+    view = selectors.game_view_for(game.pk, players[seat])
+    status, _ = services.submit_action(
+        players[seat], game.pk, choose_action(view, random.Random(1)), game.version
+    )
+    assert status == 200
+    # Past the old deadline and the sweep's grace: its timer found the game moved on.
+    time.sleep(1.8)
+    assert timeout_events(game.pk) == []
+    assert Game.objects.get(pk=game.pk).version == game.version + 1
+
+
+def test_it_recovers_a_lost_timer_with_the_sweep(celery_worker: WorkerInfo) -> None:
+    game = game_of(humans("lost"), move_seconds=2)
+    time.sleep(0.5)  # the worker has taken the timer and holds it for its time
+    celery_worker.kill()
+    try:
+        time.sleep(max(0.0, (game.deadline - timezone.now()).total_seconds()) + 1.5)
+        assert Game.objects.get(pk=game.pk).version == game.version, "nobody to play it"
+    finally:
+        celery_worker.start()
+    moved = wait_until(
+        lambda: Game.objects.filter(pk=game.pk, version__gt=game.version).first(),
+        timeout=20,
+        what="the sweep to play for the late seat",
+    )
+    assert moved.version == game.version + 1
+    assert len(timeout_events(game.pk)) == 1

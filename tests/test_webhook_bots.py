@@ -1,0 +1,181 @@
+"""Webhook bots: the platform POSTs the signed view of the bot's seat to its URL and plays the
+answered action; bad answers are logged on the game and left to the deadline."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+import pytest
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection
+from django.test import override_settings
+
+from bots import outbound
+from bots.example import choose
+from bots.models import BotAccount, WebhookDelivery
+from bots.sdk import SIGNATURE_HEADER, verify_signature
+from bots.services import create_bot_account
+from config.api_errors import ApiError
+from games import services
+from games.engine import Game as Engine
+from games.models import Game, GameEvent, GamePlayer
+from games.selectors import game_view
+from tests.conftest import WorkerInfo
+from tests.support import wait_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+Answer = Callable[[dict[str, Any], int], tuple[int, bytes]]
+
+
+class BotServer:
+    """A webhook bot on loopback: checks each push's signature, answers with ``answer``."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
+        self.secret = ""
+        self.pushes: list[tuple[dict[str, Any], bool]] = []
+        # The seat's view as the API builds it, read when each push arrives (the game waits
+        # on the bot then, so it is the view of the same version).
+        self.api_views: list[dict[str, Any]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                signed = verify_signature(outer.secret, body, self.headers.get(SIGNATURE_HEADER))
+                view = json.loads(body)
+                outer.pushes.append((view, signed))
+                try:
+                    game = Game.objects.get(pk=view.get("id", 0))
+                    api_view = game_view(game, Engine.from_json(game.state), view["your_seat"])
+                    outer.api_views.append(json.loads(json.dumps(api_view, cls=DjangoJSONEncoder)))
+                except Game.DoesNotExist:
+                    pass  # a push that is not a game view (the size and time checks)
+                finally:
+                    connection.close()
+                status, reply = outer.answer(view, len(outer.pushes))
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(reply)  # the size check hangs up before the end
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/turn"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def bot_server() -> Iterator[Callable[[Answer], BotServer]]:
+    servers: list[BotServer] = []
+
+    def make(answer: Answer) -> BotServer:
+        servers.append(BotServer(answer))
+        return servers[-1]
+
+    yield make
+    for server in servers:
+        server.close()
+
+
+def legal_answer(view: dict[str, Any]) -> bytes:
+    return json.dumps({"action": choose(view)}).encode()
+
+
+def test_it_plays_a_full_game_for_a_webhook_bot_and_logs_bad_answers(
+    celery_worker: WorkerInfo, bot_server: Callable[[Answer], BotServer]
+) -> None:
+    def answer(view: dict[str, Any], nth: int) -> tuple[int, bytes]:
+        if nth == 1:
+            return 200, b"this is not json"
+        if nth == 2:
+            return 200, json.dumps({"action": {"type": "play", "card": "XX"}}).encode()
+        return 200, legal_answer(view)
+
+    server = bot_server(answer)
+    owner, _ = services.register_player("hookowner", "correct horse battery")
+    account, _ = create_bot_account(owner, "hookbot", BotAccount.Mode.WEBHOOK, server.url)
+    server.secret = account.webhook_secret
+    table = services.create_table(owner, {"preset": "classic", "max_hands": 2}, True, 1, None)
+    services.seat_bot(owner, table.pk, "hookbot", 0)
+    services.seat_bot(owner, table.pk, "house:random", 1)
+    services.seat_bot(owner, table.pk, "house:random", 2)
+    game = Game.objects.get(table=table)
+
+    wait_until(
+        lambda: Game.objects.filter(pk=game.pk, status=Game.Status.FINISHED).exists(),
+        timeout=120,
+        interval=0.2,
+        what="the webhook bot's game to end",
+    )
+    outcomes = list(
+        WebhookDelivery.objects.filter(game=game).order_by("id").values_list("outcome", flat=True)
+    )
+    assert outcomes[:2] == ["bad_response", "illegal"]
+    assert set(outcomes[2:]) == {"applied"}
+    assert len(outcomes) == len(server.pushes) > 10
+    # Every push was signed with the bot's secret and was exactly the API's view of the
+    # bot's seat (the one view builder, leak-tested on its own).
+    assert all(signed for _, signed in server.pushes)
+    assert [view for view, _ in server.pushes] == server.api_views
+    assert all(view["your_seat"] == 0 and view["legal_actions"] for view, _ in server.pushes)
+    # The two bad answers were left to the deadline: the timer played for the bot twice.
+    seat = GamePlayer.objects.get(game=game, seat=0)
+    assert (seat.timeouts, seat.replaced_by) == (2, None)
+    assert GameEvent.objects.filter(game=game, type="timeout").count() == 2
+
+
+def test_it_refuses_private_addresses_unless_allowed() -> None:
+    owner, _ = services.register_player("privowner", "correct horse battery")
+    with override_settings(BOT_WEBHOOK_ALLOW_PRIVATE=False):
+        for url in ("http://127.0.0.1:9/turn", "http://10.1.2.3/turn", "http://[::1]/x"):
+            with pytest.raises(ApiError) as refused:
+                create_bot_account(owner, "privbot", BotAccount.Mode.WEBHOOK, url)
+            assert refused.value.error_code == "invalid"
+    for url in ("ftp://example.com/x", "file:///etc/passwd", "http://user:pw@example.com/"):
+        with pytest.raises(outbound.UnsafeUrl):
+            outbound.resolve_target(url, allow_private=True)
+    with pytest.raises(outbound.UnsafeUrl):
+        outbound.resolve_target("http://169.254.169.254/latest", allow_private=False)
+
+
+def test_it_bounds_the_reply_in_size_and_time(
+    bot_server: Callable[[Answer], BotServer],
+) -> None:
+    big = bot_server(lambda view, nth: (200, b"x" * 100_000))
+    target = outbound.resolve_target(big.url, allow_private=True)
+    with pytest.raises(outbound.ReplyTooLarge):
+        outbound.post(target, b"{}", {}, connect_timeout=1, read_timeout=2, max_bytes=65536)
+
+    def slow(view: dict[str, Any], nth: int) -> tuple[int, bytes]:
+        time.sleep(1.5)
+        return 200, b"{}"
+
+    late = bot_server(slow)
+    started = time.monotonic()
+    with pytest.raises(httpx.TimeoutException):
+        outbound.post(
+            outbound.resolve_target(late.url, allow_private=True),
+            b"{}",
+            {},
+            connect_timeout=1,
+            read_timeout=0.5,
+            max_bytes=65536,
+        )
+    assert time.monotonic() - started < 1.4
