@@ -7,10 +7,11 @@ events and the stream messages in one transaction.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 from functools import partial
 from typing import Any
@@ -518,3 +519,48 @@ def purge_idempotency_records() -> int:
         created_at__lt=timezone.now() - IDEMPOTENCY_TTL
     ).delete()
     return deleted
+
+
+# --- Tables seated by an organiser (tournaments) --------------------------------------------
+
+
+def start_seated_game(
+    creator: Player, rules: object, rated: bool, move_seconds: int, players: Sequence[Player]
+) -> Game:
+    """A table with ``players`` in seat order (a house bot may fill several seats), its game
+    dealt at once; for organisers who seat others (tournaments). Call inside a transaction
+    to make it part of a larger change."""
+    with transaction.atomic():
+        table = create_table(creator, rules, rated, move_seconds, None)
+        if len(players) != table.seat_count:
+            raise ApiError(
+                400, "invalid", f"These rules seat {table.seat_count} players, not {len(players)}."
+            )
+        for seat, player in enumerate(players):
+            _sit(table, player, seat)
+        return Game.objects.get(table=table)
+
+
+def adjudicate_game(game_id: int) -> Game | None:
+    """End a game in play by its current scores (an organiser's ruling on a stuck table).
+
+    The game is not rated (it was not played out); the ``game_finished`` signal is sent as
+    for any other end. Returns None when the game was already over.
+    """
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        if game.status == Game.Status.FINISHED:
+            return None
+        engine = Engine.from_json(game.state)
+        outcome = dataclasses.replace(engine.standings(), reason="adjudicated")
+        # _finish reads the outcome from the engine; this one ends early, by a ruling.
+        engine.standings = lambda: outcome  # type: ignore[method-assign]
+        players = game.acting_players()
+        _store_events(game, [Event("adjudicated", {"result": outcome.to_dict()})])
+        game.version += 1
+        game.rated = False
+        game.to_act = []
+        _finish(game, engine)
+        game.save(update_fields=[*CHANGING_FIELDS, "rated"])
+        _publish_on_commit(game, players.values())
+    return game

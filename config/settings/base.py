@@ -208,6 +208,12 @@ CELERY_BEAT_SCHEDULE = {
         # A heartbeat that waited longer than its interval says nothing new.
         "options": {"expires": HEARTBEAT_INTERVAL},
     },
+    # Starts tournaments at their starts_at, and advances any round whose task was lost.
+    "tournaments-sweep": {
+        "task": "tournaments.sweep",
+        "schedule": 30.0,
+        "options": {"expires": 30.0},
+    },
 }
 
 # --- Auth, i18n, static ---------------------------------------------------------------------
