@@ -129,7 +129,8 @@ def brute_force_best(players: list[int], fillers: int, history: History) -> tupl
     slots = players + [FILLER - k for k in range(fillers)]
     best = None
     for tables in partitions(slots):
-        q = quality(Seating(tuple(tuple(FILLER if p < 0 else p for p in t) for t in tables)), history)
+        seated = tuple(tuple(FILLER if p < 0 else p for p in t) for t in tables)
+        q = quality(Seating(seated), history)
         key = (q.forbidden, q.repeats)
         best = key if best is None else min(best, key)
     assert best is not None
