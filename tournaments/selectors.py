@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Count, QuerySet
@@ -20,6 +18,7 @@ from tournaments.models import (
     Tournament,
     TournamentTable,
 )
+from tournaments.standings import Entry, Line, RoundResult, rank_standings
 
 
 def tournaments(status: str | None) -> QuerySet[Tournament]:
@@ -59,111 +58,36 @@ def entrant_history(tournament: Tournament) -> seating.History:
 # --- Standings ------------------------------------------------------------------------------
 
 
-@dataclass
-class Line:
-    entrant: Entrant
-    points: float = 0.0
-    stakes: int = 0
-    games: int = 0
-    byes: int = 0
-    mates: list[int] = field(default_factory=list)
-    opponents_points: float = 0.0
-    head_to_head: int = 0
-    reached: int = 0
-    last_rank: int = 0
-    rank: int = 0
-    round_points: float | None = None
-
-
 def standings(tournament: Tournament, up_to_round: int | None = None) -> list[Line]:
-    """Everyone entered, best first: tournament points, then total stakes (game scores),
-    then the table-mates' points, then head to head among those still tied. A knockout
-    ranks first by how far each got, then by the rank at the last table."""
-    entrants = list(tournament.entrants.all())
-    lines = {e.pk: Line(e) for e in entrants}
-    results = Result.objects.filter(round__tournament=tournament).select_related("round")
-    if up_to_round is not None:
-        results = results.filter(round__number__lte=up_to_round)
-    seats_of_table = {
+    """Everyone entered, best first (see tournaments.standings for the order)."""
+    entries = [Entry(e.pk, e.seed or 0, e.eliminated_in_round) for e in tournament.entrants.all()]
+    tables = {
         t.pk: [e for e in t.entrant_ids() if e is not None]
         for t in TournamentTable.objects.filter(round__tournament=tournament)
     }
-    ranks_at_table: dict[int, dict[int, int]] = defaultdict(dict)
-    last_round: dict[int, int] = {}
-    latest = 0
-    for result in sorted(results, key=lambda r: r.round.number):
-        line = lines[result.entrant_id]
-        latest = max(latest, result.round.number)
-        line.points += result.points
-        line.stakes += result.score
-        line.last_rank = result.rank or 0
-        last_round[result.entrant_id] = result.round.number
-        if result.bye:
-            line.byes += 1
-        else:
-            line.games += 1
-            assert result.table_id is not None
-            line.mates.extend(e for e in seats_of_table[result.table_id] if e != line.entrant.pk)
-            ranks_at_table[result.table_id][result.entrant_id] = result.rank or 0
-        if up_to_round is not None and result.round.number == up_to_round:
-            line.round_points = result.points
-    for line in lines.values():
-        line.opponents_points = sum(lines[m].points for m in line.mates)
-        eliminated = line.entrant.eliminated_in_round
-        if eliminated is not None and (up_to_round is None or eliminated <= up_to_round):
-            line.reached = eliminated
-        else:
-            line.reached = last_round.get(line.entrant.pk, 0) + 1
-
+    rows = Result.objects.filter(round__tournament=tournament).select_related("round")
+    results = [
+        RoundResult(r.entrant_id, r.round.number, r.points, r.score, r.rank, r.table_id)
+        for r in rows
+    ]
     knockout = tournament.format == Tournament.Format.KNOCKOUT
-
-    def key(line: Line) -> tuple[Any, ...]:
-        stage = (-line.reached, line.last_rank) if knockout else ()
-        return (*stage, -round(line.points, 6), -line.stakes, -round(line.opponents_points, 6))
-
-    groups: dict[tuple[Any, ...], list[Line]] = defaultdict(list)
-    for line in lines.values():
-        groups[key(line)].append(line)
-    for group in groups.values():
-        if len(group) > 1:
-            _head_to_head(group, ranks_at_table)
-    ordered = sorted(
-        lines.values(),
-        key=lambda line: (*key(line), -line.head_to_head, line.entrant.seed or 0, line.entrant.pk),
-    )
-    previous: tuple[Any, ...] | None = None
-    for position, line in enumerate(ordered, start=1):
-        current = (*key(line), line.head_to_head)
-        line.rank = ordered[position - 2].rank if current == previous else position
-        previous = current
-    return ordered
-
-
-def _head_to_head(group: list[Line], ranks_at_table: dict[int, dict[int, int]]) -> None:
-    """Within a tied group: +1 for each shared table finished ahead of another, -1 behind."""
-    ids = {line.entrant.pk for line in group}
-    by_id = {line.entrant.pk: line for line in group}
-    for ranks in ranks_at_table.values():
-        present = [e for e in ranks if e in ids]
-        for a in present:
-            for b in present:
-                if ranks[a] < ranks[b]:
-                    by_id[a].head_to_head += 1
-                    by_id[b].head_to_head -= 1
+    return rank_standings(entries, results, tables, knockout, up_to_round)
 
 
 def standings_order(tournament: Tournament) -> list[int]:
     """Entrant ids, best first (the order a swiss round seats from)."""
-    return [line.entrant.pk for line in standings(tournament)]
+    return [line.entrant for line in standings(tournament)]
 
 
 def standings_data(tournament: Tournament, up_to_round: int | None = None) -> list[dict[str, Any]]:
+    entrants = {e.pk: e for e in tournament.entrants.all()}
     rows = []
     for line in standings(tournament, up_to_round):
+        entrant = entrants[line.entrant]
         row: dict[str, Any] = {
             "rank": line.rank,
-            "username": line.entrant.name,
-            "status": line.entrant.status,
+            "username": entrant.name,
+            "status": entrant.status,
             "points": round(line.points, 3),
             "stakes": line.stakes,
             "opponents_points": round(line.opponents_points, 3),
@@ -174,7 +98,7 @@ def standings_data(tournament: Tournament, up_to_round: int | None = None) -> li
         if up_to_round is not None:
             row["round_points"] = None if line.round_points is None else round(line.round_points, 3)
         if tournament.format == Tournament.Format.KNOCKOUT:
-            row["eliminated_in_round"] = line.entrant.eliminated_in_round
+            row["eliminated_in_round"] = entrant.eliminated_in_round
         rows.append(row)
     return rows
 
