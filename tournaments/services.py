@@ -420,7 +420,8 @@ def _seating(tournament: Tournament, number: int) -> seating.Seating:
         rated = any(e.rating is not None for e in active)
         rng = random.Random(f"{tournament.pk}:1")
         return seating.first_swiss_round(ids if rated else None, ids, history, odd, rng)
-    order = [e for e in standings_order(tournament) if e in set(ids)]
+    playing = set(ids)
+    order = [e for e in standings_order(tournament) if e in playing]
     return seating.swiss_round(order, history, odd)
 
 
