@@ -7,10 +7,11 @@ events and the stream messages in one transaction.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 from functools import partial
 from typing import Any
@@ -26,7 +27,7 @@ from config.api_errors import ApiError
 from games import realtime, signals
 from games.auth import BOT_SCOPES, HUMAN_SCOPES, issue_token
 from games.engine import Game as Engine
-from games.engine import IllegalAction, Rules, RulesError
+from games.engine import IllegalAction, Outcome, Rules, RulesError
 from games.engine.events import Event
 from games.models import (
     HOUSE_BOT_PREFIX,
@@ -422,7 +423,7 @@ def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
     game.deadline = _deadline(game.move_seconds, engine)
     finished = engine.is_stopped()
     if finished:
-        _finish(game, engine)
+        _finish(game, engine.standings())
     else:
         _announce_turn(game, engine)
     game.save(update_fields=CHANGING_FIELDS)
@@ -445,8 +446,7 @@ CHANGING_FIELDS = [
 ]
 
 
-def _finish(game: Game, engine: Engine) -> None:
-    outcome = engine.standings()
+def _finish(game: Game, outcome: Outcome) -> None:
     game.status = Game.Status.FINISHED
     game.finished_at = timezone.now()
     game.result = outcome.to_dict()
@@ -621,3 +621,46 @@ def purge_expired_records() -> int:
     records, _ = IdempotencyRecord.objects.filter(created_at__lt=now - IDEMPOTENCY_TTL).delete()
     messages, _ = PlayerMessage.objects.filter(created_at__lt=now - MESSAGE_TTL).delete()
     return records + messages
+
+
+# --- Tables seated by an organiser (tournaments) --------------------------------------------
+
+
+def start_seated_game(
+    creator: Player, rules: object, rated: bool, move_seconds: int, players: Sequence[Player]
+) -> Game:
+    """A table with ``players`` in seat order (a house bot may fill several seats), its game
+    dealt at once; for organisers who seat others (tournaments). Call inside a transaction
+    to make it part of a larger change."""
+    with transaction.atomic():
+        table = create_table(creator, rules, rated, move_seconds, None)
+        if len(players) != table.seat_count:
+            raise ApiError(
+                400, "invalid", f"These rules seat {table.seat_count} players, not {len(players)}."
+            )
+        for seat, player in enumerate(players):
+            _sit(table, player, seat)
+        return Game.objects.get(table=table)
+
+
+def adjudicate_game(game_id: int) -> Game | None:
+    """End a game in play by its current scores (an organiser's ruling on a stuck table).
+
+    The game is not rated (it was not played out); the ``game_finished`` signal is sent as
+    for any other end. Returns None when the game was already over.
+    """
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        if game.status == Game.Status.FINISHED:
+            return None
+        engine = Engine.from_json(game.state)
+        outcome = dataclasses.replace(engine.standings(), reason="adjudicated")
+        players = game.acting_players()
+        _store_events(game, [Event("adjudicated", {"result": outcome.to_dict()})])
+        game.version += 1
+        game.rated = False
+        game.to_act = []
+        _finish(game, outcome)
+        game.save(update_fields=[*CHANGING_FIELDS, "rated"])
+        _publish_on_commit(game, players.values())
+    return game

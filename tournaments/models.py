@@ -1,1 +1,216 @@
-"""Models of this app (filled in by the issue that builds it)."""
+"""Club tournaments for 3-seat tables: entrants, rounds, tables, results and the audit log.
+
+A tournament's rows change under a row lock on the :class:`Tournament` (see
+``tournaments.services``); games are ordinary ``games`` tables and games, linked from
+:class:`TournamentTable`.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from games.models import Game, Player, Table
+
+
+def default_points_by_rank() -> list[float]:
+    return [3, 1, 0]
+
+
+class Tournament(models.Model):
+    class Format(models.TextChoices):
+        SWISS = "swiss"
+        ROUND_ROBIN = "round_robin"
+        KNOCKOUT = "knockout"
+
+    class Status(models.TextChoices):
+        REGISTERING = "registering"
+        RUNNING = "running"
+        FINISHED = "finished"
+
+    class OddCount(models.TextChoices):
+        """What to do when the players do not fill tables of three."""
+
+        FILLERS = "fillers"
+        BYES = "byes"
+
+    name = models.CharField(max_length=100)
+    created_by = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="tournaments_created"
+    )
+    co_organisers = models.ManyToManyField(
+        Player, blank=True, related_name="tournaments_co_organised"
+    )
+    # The rules preset and options of every game, hands_per_game included as max_hands.
+    rules = models.JSONField()
+    format = models.CharField(max_length=12, choices=Format.choices)
+    # Swiss and round robin: fixed at the start (a default then if null); knockout: as played.
+    rounds = models.PositiveSmallIntegerField(null=True, blank=True)
+    hands_per_game = models.PositiveSmallIntegerField(null=True, blank=True, default=3)
+    move_seconds = models.PositiveIntegerField(default=60)
+    round_minutes = models.PositiveIntegerField(default=60)
+    starts_at = models.DateTimeField(null=True, blank=True)
+    rated = models.BooleanField(default=True)
+    max_players = models.PositiveIntegerField(null=True, blank=True)
+    min_rating = models.FloatField(null=True, blank=True)
+    max_rating = models.FloatField(null=True, blank=True)
+    humans_allowed = models.BooleanField(default=True)
+    bots_allowed = models.BooleanField(default=True)
+    odd_count = models.CharField(max_length=8, choices=OddCount.choices, default="fillers")
+    filler_bot = models.CharField(max_length=30, default="house:random")
+    points_by_rank = models.JSONField(default=default_points_by_rank)
+    advance_per_table = models.PositiveSmallIntegerField(default=1)
+    status = models.CharField(max_length=12, choices=Status.choices, default="registering")
+    current_round = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.status})"
+
+
+class Entrant(models.Model):
+    """A player in a tournament. House bots may enter several times (one account, several
+    entrants), so results belong to the entrant, never to the account."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        WITHDRAWN = "withdrawn"
+        ELIMINATED = "eliminated"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entrants")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="entries")
+    # The username, or "house:random #2" for the second house:random entrant.
+    name = models.CharField(max_length=160)
+    is_house = models.BooleanField(default=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default="active")
+    rating = models.FloatField(null=True, blank=True)
+    seed = models.PositiveIntegerField(null=True, blank=True)
+    eliminated_in_round = models.PositiveSmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "name"], name="one_entrant_name_per_tournament"
+            ),
+            models.UniqueConstraint(
+                fields=["tournament", "player"],
+                condition=Q(is_house=False),
+                name="one_entry_per_player",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} in {self.tournament_id}"
+
+
+class Round(models.Model):
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        FINISHED = "finished"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_set")
+    number = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default="playing")
+    # Entrant ids sitting this round out.
+    byes = models.JSONField(default=list)
+    started_at = models.DateTimeField(auto_now_add=True)
+    deadline = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "number"], name="one_round_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"round {self.number} of {self.tournament_id}"
+
+
+class TournamentTable(models.Model):
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tables")
+    number = models.PositiveSmallIntegerField()
+    table = models.OneToOneField(Table, on_delete=models.PROTECT, related_name="tournament_table")
+    game = models.OneToOneField(Game, on_delete=models.PROTECT, related_name="tournament_table")
+    # [{"seat", "entrant"}], entrant null for a filler house bot.
+    seats = models.JSONField()
+    adjudicated = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["round", "number"]
+        constraints = [models.UniqueConstraint(fields=["round", "number"], name="one_table_number")]
+
+    def __str__(self) -> str:
+        return f"table {self.number} of {self.round}"
+
+    def entrant_ids(self) -> list[int | None]:
+        return [s["entrant"] for s in sorted(self.seats, key=lambda s: s["seat"])]
+
+
+class Result(models.Model):
+    """How a round went for one entrant: a table (rank, game score, points) or a bye."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="results")
+    entrant = models.ForeignKey(Entrant, on_delete=models.CASCADE, related_name="results")
+    table = models.ForeignKey(
+        TournamentTable, null=True, blank=True, on_delete=models.CASCADE, related_name="results"
+    )
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    score = models.IntegerField(default=0)
+    points = models.FloatField()
+    bye = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["round", "entrant"], name="one_result_per_round")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entrant} in {self.round}: {self.points}"
+
+
+class ForbiddenPair(models.Model):
+    """Two players who must not share a table while that can be avoided (a household)."""
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="forbidden_pairs"
+    )
+    first = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    second = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "first", "second"], name="one_row_per_forbidden_pair"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.first} / {self.second}"
+
+
+class AuditEntry(models.Model):
+    """An organiser's action (or the system's, with no actor) on a tournament."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="audit")
+    actor = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    action = models.CharField(max_length=40)
+    details = models.JSONField(default=dict)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} by {self.actor_id} on {self.tournament_id}"

@@ -236,6 +236,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 3600.0,
         "options": {"expires": 600.0},
     },
+    # Starts tournaments at their starts_at, and advances any round whose task was lost.
+    "tournaments-sweep": {
+        "task": "tournaments.sweep",
+        "schedule": 30.0,
+        "options": {"expires": 30.0},
+    },
 }
 
 # --- Auth, i18n, static ---------------------------------------------------------------------

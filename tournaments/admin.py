@@ -1,0 +1,67 @@
+"""Tournaments in the admin: settings and entrants editable, results and the log read-only."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from tournaments.models import (
+    AuditEntry,
+    Entrant,
+    ForbiddenPair,
+    Result,
+    Round,
+    Tournament,
+    TournamentTable,
+)
+
+
+class EntrantInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = Entrant
+    extra = 0
+    raw_id_fields = ("player",)
+
+
+class ForbiddenPairInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = ForbiddenPair
+    extra = 0
+    raw_id_fields = ("first", "second")
+
+
+class AuditInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = AuditEntry
+    extra = 0
+    can_delete = False
+    readonly_fields = ("at", "actor", "action", "details")
+
+    def has_add_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("id", "name", "format", "status", "current_round", "rounds", "created_by")
+    list_filter = ("status", "format")
+    raw_id_fields = ("created_by",)
+    filter_horizontal = ("co_organisers",)
+    readonly_fields = ("status", "current_round", "started_at", "finished_at")
+    inlines = [EntrantInline, ForbiddenPairInline, AuditInline]
+
+
+class TableInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = TournamentTable
+    extra = 0
+    can_delete = False
+    readonly_fields = ("number", "table", "game", "seats", "adjudicated")
+
+
+@admin.register(Round)
+class RoundAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("tournament", "number", "status", "deadline")
+    readonly_fields = ("tournament", "number", "status", "byes", "started_at", "finished_at")
+    inlines = [TableInline]
+
+
+@admin.register(Result)
+class ResultAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("round", "entrant", "rank", "score", "points", "bye")
+    readonly_fields = ("round", "entrant", "table", "rank", "score", "points", "bye")

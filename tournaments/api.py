@@ -1,0 +1,301 @@
+"""The tournaments API (API.md "Tournaments", plus rounds, tables, forbidden pairs,
+adjudication, co-organisers and the audit log). Views validate, call one service or
+selector, and shape the answer; organiser checks live in the services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api_errors import ApiError
+from games.api import ERROR, caller, valid
+from games.auth import require_scope
+from games.models import ApiToken
+from games.serializers import paginated
+from tournaments import selectors, services
+from tournaments.serializers import (
+    AuditEntrySerializer,
+    EntrantSerializer,
+    ForbiddenPairInputSerializer,
+    ForbiddenPairSerializer,
+    OrganiserSerializer,
+    OrganisersSerializer,
+    RoundDetailSerializer,
+    StandingSerializer,
+    TableDetailSerializer,
+    TournamentDetailSerializer,
+    TournamentSerializer,
+    TournamentSettingsSerializer,
+    UsernameSerializer,
+)
+
+CanPlay = require_scope(ApiToken.Scope.PLAY)
+CanOrganise = require_scope(ApiToken.Scope.ORGANISE)
+STATUSES = ("registering", "running", "finished")
+NO_CONTENT = OpenApiResponse(description="done")
+
+
+def _detail(tournament_id: int, status: int = 200) -> Response:
+    return Response(selectors.tournament_detail(tournament_id), status=status)
+
+
+class TournamentsView(APIView):
+    def get_permissions(self) -> list[Any]:
+        return [CanOrganise()] if self.request.method == "POST" else []
+
+    @extend_schema(
+        operation_id="tournaments_list",
+        parameters=[OpenApiParameter("status", str, enum=list(STATUSES))],
+        responses={200: paginated(TournamentSerializer), 400: ERROR},
+    )
+    def get(self, request: Request) -> Response:
+        status = request.query_params.get("status")
+        if status not in (None, *STATUSES):
+            raise ApiError(400, "invalid", "status must be registering, running or finished.")
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(selectors.tournaments(status), request, view=self)
+        return paginator.get_paginated_response(
+            [selectors.tournament_summary(t) for t in page or []]
+        )
+
+    @extend_schema(
+        operation_id="tournaments_create",
+        request=TournamentSettingsSerializer,
+        responses={201: TournamentDetailSerializer, 400: ERROR, 401: ERROR, 403: ERROR},
+    )
+    def post(self, request: Request) -> Response:
+        data = valid(TournamentSettingsSerializer, request.data)
+        tournament = services.create_tournament(caller(request), data)
+        return _detail(tournament.pk, 201)
+
+
+class TournamentView(APIView):
+    def get_permissions(self) -> list[Any]:
+        return [CanOrganise()] if self.request.method == "PATCH" else []
+
+    @extend_schema(
+        operation_id="tournaments_retrieve",
+        responses={200: TournamentDetailSerializer, 404: ERROR},
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        return _detail(tournament_id)
+
+    @extend_schema(
+        operation_id="tournaments_update",
+        request=TournamentSettingsSerializer(partial=True),
+        responses={200: TournamentDetailSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def patch(self, request: Request, tournament_id: int) -> Response:
+        serializer = TournamentSettingsSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        services.update_tournament(caller(request), tournament_id, serializer.validated_data)
+        return _detail(tournament_id)
+
+
+class RegisterView(APIView):
+    permission_classes = [CanPlay]
+
+    @extend_schema(
+        operation_id="tournaments_register",
+        request=None,
+        responses={201: EntrantSerializer, 404: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        entrant = services.register(caller(request), tournament_id)
+        return Response(selectors.entrant_data(entrant), status=201)
+
+
+class WithdrawView(APIView):
+    permission_classes = [CanPlay]
+
+    @extend_schema(
+        operation_id="tournaments_withdraw",
+        request=None,
+        responses={204: NO_CONTENT, 404: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        services.withdraw(caller(request), tournament_id)
+        return Response(status=204)
+
+
+class EntrantsView(APIView):
+    def get_permissions(self) -> list[Any]:
+        return [CanOrganise()] if self.request.method == "POST" else []
+
+    @extend_schema(
+        operation_id="tournaments_entrants_list",
+        responses={200: EntrantSerializer(many=True), 404: ERROR},
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        return Response(selectors.entrants_data(selectors.tournament(tournament_id)))
+
+    @extend_schema(
+        operation_id="tournaments_entrants_add",
+        request=UsernameSerializer,
+        responses={201: EntrantSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        data = valid(UsernameSerializer, request.data)
+        entrant = services.add_entrant(caller(request), tournament_id, data["player"])
+        return Response(selectors.entrant_data(entrant), status=201)
+
+
+class EntrantView(APIView):
+    permission_classes = [CanOrganise]
+
+    @extend_schema(
+        operation_id="tournaments_entrants_remove",
+        responses={204: NO_CONTENT, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def delete(self, request: Request, tournament_id: int, name: str) -> Response:
+        services.remove_entrant(caller(request), tournament_id, name)
+        return Response(status=204)
+
+
+class StartView(APIView):
+    permission_classes = [CanOrganise]
+
+    @extend_schema(
+        operation_id="tournaments_start",
+        request=None,
+        responses={200: TournamentDetailSerializer, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        services.start(caller(request), tournament_id)
+        return _detail(tournament_id)
+
+
+class StandingsView(APIView):
+    @extend_schema(
+        operation_id="tournaments_standings",
+        parameters=[OpenApiParameter("round", int, description="standings after this round")],
+        responses={200: StandingSerializer(many=True), 400: ERROR, 404: ERROR},
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = selectors.tournament(tournament_id)
+        raw = request.query_params.get("round")
+        up_to = None
+        if raw is not None:
+            if not raw.isdigit() or not 1 <= int(raw) <= tournament.current_round:
+                raise ApiError(400, "invalid", f"round must be 1..{tournament.current_round}.")
+            up_to = int(raw)
+        return Response(selectors.standings_data(tournament, up_to))
+
+
+class RoundView(APIView):
+    @extend_schema(
+        operation_id="tournaments_round",
+        responses={200: RoundDetailSerializer, 404: ERROR},
+    )
+    def get(self, request: Request, tournament_id: int, number: int) -> Response:
+        return Response(selectors.round_detail(tournament_id, number))
+
+
+class RoundTableView(APIView):
+    @extend_schema(
+        operation_id="tournaments_table",
+        responses={200: TableDetailSerializer, 404: ERROR},
+    )
+    def get(self, request: Request, tournament_id: int, number: int, table: int) -> Response:
+        return Response(selectors.table_detail(tournament_id, number, table))
+
+
+class AdjudicateView(APIView):
+    permission_classes = [CanOrganise]
+
+    @extend_schema(
+        operation_id="tournaments_table_adjudicate",
+        description="End a stuck game of an overdue round by its current scores (not rated).",
+        request=None,
+        responses={200: TableDetailSerializer, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request, tournament_id: int, number: int, table: int) -> Response:
+        services.adjudicate(caller(request), tournament_id, number, table)
+        return Response(selectors.table_detail(tournament_id, number, table))
+
+
+class ForbiddenPairsView(APIView):
+    def get_permissions(self) -> list[Any]:
+        return [CanOrganise()] if self.request.method == "POST" else []
+
+    @extend_schema(
+        operation_id="tournaments_forbidden_pairs_list",
+        responses={200: ForbiddenPairSerializer(many=True), 404: ERROR},
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        return Response(selectors.forbidden_pairs_data(selectors.tournament(tournament_id)))
+
+    @extend_schema(
+        operation_id="tournaments_forbidden_pairs_add",
+        request=ForbiddenPairInputSerializer,
+        responses={201: ForbiddenPairSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        first, second = valid(ForbiddenPairInputSerializer, request.data)["players"]
+        found = services.add_forbidden_pair(caller(request), tournament_id, first, second)
+        return Response(
+            {"id": found.pk, "players": [found.first.username, found.second.username]},
+            status=201,
+        )
+
+
+class ForbiddenPairView(APIView):
+    permission_classes = [CanOrganise]
+
+    @extend_schema(
+        operation_id="tournaments_forbidden_pairs_remove",
+        responses={204: NO_CONTENT, 403: ERROR, 404: ERROR},
+    )
+    def delete(self, request: Request, tournament_id: int, pair_id: int) -> Response:
+        services.remove_forbidden_pair(caller(request), tournament_id, pair_id)
+        return Response(status=204)
+
+
+class OrganisersView(APIView):
+    def get_permissions(self) -> list[Any]:
+        return [CanOrganise()] if self.request.method == "POST" else []
+
+    @extend_schema(
+        operation_id="tournaments_organisers_list",
+        responses={200: OrganisersSerializer, 404: ERROR},
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        found = selectors.tournament(tournament_id)
+        return Response({"organisers": selectors.organisers_data(found)})
+
+    @extend_schema(
+        operation_id="tournaments_organisers_add",
+        request=OrganiserSerializer,
+        responses={201: OrganisersSerializer, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        username = valid(OrganiserSerializer, request.data)["username"]
+        services.add_co_organiser(caller(request), tournament_id, username)
+        found = selectors.tournament(tournament_id)
+        return Response({"organisers": selectors.organisers_data(found)}, status=201)
+
+
+class OrganiserView(APIView):
+    permission_classes = [CanOrganise]
+
+    @extend_schema(
+        operation_id="tournaments_organisers_remove",
+        responses={204: NO_CONTENT, 403: ERROR, 404: ERROR},
+    )
+    def delete(self, request: Request, tournament_id: int, username: str) -> Response:
+        services.remove_co_organiser(caller(request), tournament_id, username)
+        return Response(status=204)
+
+
+class AuditView(APIView):
+    @extend_schema(
+        operation_id="tournaments_audit",
+        responses={200: AuditEntrySerializer(many=True), 404: ERROR},
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        return Response(selectors.audit_data(selectors.tournament(tournament_id)))

@@ -1,0 +1,258 @@
+"""Reads: tournaments, rounds, tables, standings and the audit log, as the API shows them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, QuerySet
+from django.shortcuts import get_object_or_404
+
+from config.api_errors import ApiError
+from games.selectors import iso
+from tournaments import seating
+from tournaments.models import (
+    AuditEntry,
+    Entrant,
+    Result,
+    Round,
+    Tournament,
+    TournamentTable,
+)
+from tournaments.standings import Entry, Line, RoundResult, rank_standings
+
+
+def tournaments(status: str | None) -> QuerySet[Tournament]:
+    rows = Tournament.objects.select_related("created_by").annotate(entrant_count=Count("entrants"))
+    if status:
+        rows = rows.filter(status=status)
+    return rows.order_by("-created_at", "-pk")
+
+
+def tournament(tournament_id: int) -> Tournament:
+    return get_object_or_404(Tournament.objects.select_related("created_by"), pk=tournament_id)
+
+
+# --- History for seating --------------------------------------------------------------------
+
+
+def forbidden_entrant_pairs(tournament: Tournament) -> list[tuple[int, int]]:
+    """The forbidden pairs as entrant ids (for the players who are entered)."""
+    entrant_of = dict(tournament.entrants.filter(is_house=False).values_list("player_id", "pk"))
+    return [
+        (entrant_of[a], entrant_of[b])
+        for a, b in tournament.forbidden_pairs.values_list("first_id", "second_id")
+        if a in entrant_of and b in entrant_of
+    ]
+
+
+def entrant_history(tournament: Tournament) -> seating.History:
+    """Who sat with whom (fillers as seating.FILLER), the forbidden pairs and the byes."""
+    tables = [
+        [seating.FILLER if e is None else e for e in t.entrant_ids()]
+        for t in TournamentTable.objects.filter(round__tournament=tournament)
+    ]
+    byes = [e for r in tournament.round_set.all() for e in r.byes]
+    return seating.History.from_tables(tables, forbidden_entrant_pairs(tournament), byes)
+
+
+# --- Standings ------------------------------------------------------------------------------
+
+
+def standings(tournament: Tournament, up_to_round: int | None = None) -> list[Line]:
+    """Everyone entered, best first (see tournaments.standings for the order)."""
+    entries = [Entry(e.pk, e.seed or 0, e.eliminated_in_round) for e in tournament.entrants.all()]
+    tables = {
+        t.pk: [e for e in t.entrant_ids() if e is not None]
+        for t in TournamentTable.objects.filter(round__tournament=tournament)
+    }
+    rows = Result.objects.filter(round__tournament=tournament).select_related("round")
+    results = [
+        RoundResult(r.entrant_id, r.round.number, r.points, r.score, r.rank, r.table_id)
+        for r in rows
+    ]
+    knockout = tournament.format == Tournament.Format.KNOCKOUT
+    return rank_standings(entries, results, tables, knockout, up_to_round)
+
+
+def standings_order(tournament: Tournament) -> list[int]:
+    """Entrant ids, best first (the order a swiss round seats from)."""
+    return [line.entrant for line in standings(tournament)]
+
+
+def standings_data(tournament: Tournament, up_to_round: int | None = None) -> list[dict[str, Any]]:
+    entrants = {e.pk: e for e in tournament.entrants.all()}
+    rows = []
+    for line in standings(tournament, up_to_round):
+        entrant = entrants[line.entrant]
+        row: dict[str, Any] = {
+            "rank": line.rank,
+            "username": entrant.name,
+            "status": entrant.status,
+            "points": round(line.points, 3),
+            "stakes": line.stakes,
+            "opponents_points": round(line.opponents_points, 3),
+            "head_to_head": line.head_to_head,
+            "games": line.games,
+            "byes": line.byes,
+        }
+        if up_to_round is not None:
+            row["round_points"] = None if line.round_points is None else round(line.round_points, 3)
+        if tournament.format == Tournament.Format.KNOCKOUT:
+            row["eliminated_in_round"] = entrant.eliminated_in_round
+        rows.append(row)
+    return rows
+
+
+# --- Shapes for the API ---------------------------------------------------------------------
+
+
+def tournament_summary(tournament: Tournament) -> dict[str, Any]:
+    count = getattr(tournament, "entrant_count", None)
+    return {
+        "id": tournament.pk,
+        "name": tournament.name,
+        "format": tournament.format,
+        "status": tournament.status,
+        "rules": tournament.rules,
+        "round_count": tournament.rounds,
+        "current_round": tournament.current_round,
+        "hands_per_game": tournament.hands_per_game,
+        "move_seconds": tournament.move_seconds,
+        "round_minutes": tournament.round_minutes,
+        "starts_at": iso(tournament.starts_at),
+        "rated": tournament.rated,
+        "max_players": tournament.max_players,
+        "min_rating": tournament.min_rating,
+        "max_rating": tournament.max_rating,
+        "humans_allowed": tournament.humans_allowed,
+        "bots_allowed": tournament.bots_allowed,
+        "odd_count": tournament.odd_count,
+        "filler_bot": tournament.filler_bot,
+        "points_by_rank": tournament.points_by_rank,
+        "advance_per_table": tournament.advance_per_table,
+        "created_by": tournament.created_by.username,
+        "created_at": iso(tournament.created_at),
+        "started_at": iso(tournament.started_at),
+        "finished_at": iso(tournament.finished_at),
+        "entrant_count": count if count is not None else tournament.entrants.count(),
+    }
+
+
+def entrant_data(entrant: Entrant) -> dict[str, Any]:
+    return {
+        "username": entrant.name,
+        "account": entrant.player.username,
+        "is_bot": entrant.player.is_bot,
+        "status": entrant.status,
+        "rating": entrant.rating,
+        "seed": entrant.seed,
+    }
+
+
+def entrants_data(tournament: Tournament) -> list[dict[str, Any]]:
+    return [entrant_data(e) for e in tournament.entrants.select_related("player")]
+
+
+def table_data(table: TournamentTable, names: dict[int, str], filler: str) -> dict[str, Any]:
+    game = table.game
+    result = game.result or {}
+    seats = []
+    for seat, entrant_id in enumerate(table.entrant_ids()):
+        entry: dict[str, Any] = {
+            "seat": seat,
+            "username": filler if entrant_id is None else names[entrant_id],
+            "filler": entrant_id is None,
+        }
+        if result:
+            entry["rank"] = result["ranks"][seat]
+            entry["score"] = result["scores"][seat]
+        seats.append(entry)
+    return {
+        "number": table.number,
+        "table": table.table_id,
+        "game": table.game_id,
+        "status": game.status,
+        "adjudicated": table.adjudicated,
+        "seats": seats,
+    }
+
+
+def round_data(tournament: Tournament, round_: Round, names: dict[int, str]) -> dict[str, Any]:
+    return {
+        "number": round_.number,
+        "status": round_.status,
+        "started_at": iso(round_.started_at),
+        "deadline": iso(round_.deadline),
+        "finished_at": iso(round_.finished_at),
+        "byes": [names[e] for e in round_.byes],
+        "tables": [
+            table_data(t, names, tournament.filler_bot)
+            for t in round_.tables.select_related("game")
+        ],
+    }
+
+
+def _names(tournament: Tournament) -> dict[int, str]:
+    return dict(tournament.entrants.values_list("pk", "name"))
+
+
+def round_detail(tournament_id: int, number: int) -> dict[str, Any]:
+    found = tournament(tournament_id)
+    round_ = found.round_set.filter(number=number).first()
+    if round_ is None:
+        raise ApiError(404, "not_found", f"No round {number}.")
+    data = round_data(found, round_, _names(found))
+    data["standings"] = standings_data(found, number) if round_.status == "finished" else None
+    return data
+
+
+def table_detail(tournament_id: int, number: int, table_number: int) -> dict[str, Any]:
+    found = tournament(tournament_id)
+    table = (
+        TournamentTable.objects.select_related("game")
+        .filter(round__tournament=found, round__number=number, number=table_number)
+        .first()
+    )
+    if table is None:
+        raise ApiError(404, "not_found", "No such table.")
+    return {"round": number, **table_data(table, _names(found), found.filler_bot)}
+
+
+def audit_data(tournament: Tournament) -> list[dict[str, Any]]:
+    return [
+        {
+            "at": iso(entry.at),
+            "actor": entry.actor.username if entry.actor else None,
+            "action": entry.action,
+            "details": entry.details,
+        }
+        for entry in AuditEntry.objects.filter(tournament=tournament).select_related("actor")
+    ]
+
+
+def forbidden_pairs_data(tournament: Tournament) -> list[dict[str, Any]]:
+    return [
+        {"id": p.pk, "players": [p.first.username, p.second.username]}
+        for p in tournament.forbidden_pairs.select_related("first", "second")
+    ]
+
+
+def organisers_data(tournament: Tournament) -> list[str]:
+    return [
+        tournament.created_by.username,
+        *tournament.co_organisers.order_by("username").values_list("username", flat=True),
+    ]
+
+
+def tournament_detail(tournament_id: int) -> dict[str, Any]:
+    found = tournament(tournament_id)
+    names = _names(found)
+    return {
+        **tournament_summary(found),
+        "organisers": organisers_data(found),
+        "players": entrants_data(found),
+        "forbidden_pairs": forbidden_pairs_data(found),
+        "rounds": [round_data(found, r, names) for r in found.round_set.all()],
+        "standings": standings_data(found),
+        "audit": audit_data(found),
+    }

@@ -1,0 +1,198 @@
+"""Input validation and documented output shapes of the tournaments API (API.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from games.serializers import RulesField
+from tournaments.models import Tournament
+
+
+class TournamentSettingsSerializer(serializers.Serializer[Any]):
+    """Create (``POST /tournaments``) or change before the start (``PATCH``)."""
+
+    name = serializers.CharField(max_length=100)
+    rules = RulesField(default="classic", help_text="a preset name or {preset, ...options}")
+    format = serializers.ChoiceField(Tournament.Format.choices)
+    rounds = serializers.IntegerField(
+        min_value=1,
+        max_value=100,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="swiss and round_robin (a default from the entrants if omitted); "
+        "a knockout takes as many as it needs",
+    )
+    hands_per_game = serializers.IntegerField(
+        min_value=1,
+        max_value=100,
+        required=False,
+        allow_null=True,
+        default=3,
+        help_text="the games' max_hands (3: each player deals once); null: the preset's end",
+    )
+    move_seconds = serializers.IntegerField(min_value=1, max_value=86400, default=60)
+    round_minutes = serializers.IntegerField(
+        min_value=1, max_value=10080, default=60, help_text="each round's deadline"
+    )
+    starts_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    rated = serializers.BooleanField(default=True)
+    max_players = serializers.IntegerField(
+        min_value=3, max_value=100000, required=False, allow_null=True, default=None
+    )
+    min_rating = serializers.FloatField(required=False, allow_null=True, default=None)
+    max_rating = serializers.FloatField(required=False, allow_null=True, default=None)
+    humans_allowed = serializers.BooleanField(default=True)
+    bots_allowed = serializers.BooleanField(default=True)
+    odd_count = serializers.ChoiceField(
+        Tournament.OddCount.choices,
+        default="fillers",
+        help_text="players not filling tables of three: filler house bots, or byes",
+    )
+    filler_bot = serializers.CharField(max_length=30, default="house:random")
+    points_by_rank = serializers.ListField(
+        child=serializers.FloatField(min_value=-1000, max_value=1000),
+        min_length=3,
+        max_length=3,
+        default=[3, 1, 0],
+        help_text="tournament points for table ranks 1, 2, 3 (ties share)",
+    )
+    advance_per_table = serializers.IntegerField(
+        min_value=1, max_value=2, default=1, help_text="knockout: how many go through per table"
+    )
+
+
+class UsernameSerializer(serializers.Serializer[Any]):
+    player = serializers.CharField(
+        max_length=150, help_text='a username, a bot account, or "house:random|heuristic|strong"'
+    )
+
+
+class OrganiserSerializer(serializers.Serializer[Any]):
+    username = serializers.CharField(max_length=150)
+
+
+class ForbiddenPairInputSerializer(serializers.Serializer[Any]):
+    players = serializers.ListField(
+        child=serializers.CharField(max_length=150), min_length=2, max_length=2
+    )
+
+
+# --- Output ---------------------------------------------------------------------------------
+
+
+class TournamentSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    format = serializers.ChoiceField(Tournament.Format.choices)
+    # Plain text with the values listed: enum names of "status" collide in the schema.
+    status = serializers.CharField(help_text="registering, running or finished")
+    rules = serializers.JSONField()
+    round_count = serializers.IntegerField(
+        allow_null=True, help_text="rounds to play (a knockout: null, as many as it takes)"
+    )
+    current_round = serializers.IntegerField()
+    hands_per_game = serializers.IntegerField(allow_null=True)
+    move_seconds = serializers.IntegerField()
+    round_minutes = serializers.IntegerField()
+    starts_at = serializers.DateTimeField(allow_null=True)
+    rated = serializers.BooleanField()
+    max_players = serializers.IntegerField(allow_null=True)
+    min_rating = serializers.FloatField(allow_null=True)
+    max_rating = serializers.FloatField(allow_null=True)
+    humans_allowed = serializers.BooleanField()
+    bots_allowed = serializers.BooleanField()
+    odd_count = serializers.ChoiceField(Tournament.OddCount.choices)
+    filler_bot = serializers.CharField()
+    points_by_rank = serializers.ListField(child=serializers.FloatField())
+    advance_per_table = serializers.IntegerField()
+    created_by = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    entrant_count = serializers.IntegerField()
+
+
+class EntrantSerializer(serializers.Serializer[Any]):
+    username = serializers.CharField(help_text='the account, or "house:random #2" for house bots')
+    account = serializers.CharField()
+    is_bot = serializers.BooleanField()
+    status = serializers.CharField(help_text="active, withdrawn or eliminated")
+    rating = serializers.FloatField(allow_null=True)
+    seed = serializers.IntegerField(allow_null=True)
+
+
+class StandingSerializer(serializers.Serializer[Any]):
+    rank = serializers.IntegerField()
+    username = serializers.CharField()
+    status = serializers.CharField(help_text="the entrant's: active, withdrawn or eliminated")
+    points = serializers.FloatField()
+    stakes = serializers.IntegerField(help_text="tiebreak 1: total game score")
+    opponents_points = serializers.FloatField(help_text="tiebreak 2: table-mates' points")
+    head_to_head = serializers.IntegerField(help_text="tiebreak 3: among the tied")
+    games = serializers.IntegerField()
+    byes = serializers.IntegerField()
+    round_points = serializers.FloatField(required=False, allow_null=True)
+    eliminated_in_round = serializers.IntegerField(required=False, allow_null=True)
+
+
+class TableSeatSerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField()
+    username = serializers.CharField()
+    filler = serializers.BooleanField()
+    rank = serializers.IntegerField(required=False)
+    score = serializers.IntegerField(required=False)
+
+
+class RoundTableSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField()
+    table = serializers.IntegerField()
+    game = serializers.IntegerField()
+    status = serializers.CharField(help_text="playing or finished")
+    adjudicated = serializers.BooleanField()
+    seats = TableSeatSerializer(many=True)
+
+
+class TableDetailSerializer(RoundTableSerializer):
+    round = serializers.IntegerField()
+
+
+class RoundSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField()
+    status = serializers.CharField(help_text="playing or finished")
+    started_at = serializers.DateTimeField()
+    deadline = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    byes = serializers.ListField(child=serializers.CharField())
+    tables = RoundTableSerializer(many=True)
+
+
+class RoundDetailSerializer(RoundSerializer):
+    standings = StandingSerializer(many=True, allow_null=True)
+
+
+class AuditEntrySerializer(serializers.Serializer[Any]):
+    at = serializers.DateTimeField()
+    actor = serializers.CharField(allow_null=True)
+    action = serializers.CharField()
+    details = serializers.JSONField()
+
+
+class ForbiddenPairSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    players = serializers.ListField(child=serializers.CharField())
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    organisers = serializers.ListField(child=serializers.CharField())
+    players = EntrantSerializer(many=True)
+    forbidden_pairs = ForbiddenPairSerializer(many=True)
+    rounds = RoundSerializer(many=True)
+    standings = StandingSerializer(many=True)
+    audit = AuditEntrySerializer(many=True)
+
+
+class OrganisersSerializer(serializers.Serializer[Any]):
+    organisers = serializers.ListField(child=serializers.CharField())
