@@ -19,32 +19,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import signal
-import subprocess
-import sys
 import time
 from datetime import timedelta
 from typing import Any
 
-from common import BIN, ROOT, fresh_database, percentile
+from common import percentile, service_platform
 
 DB_NAME = "sergeant_bench_bots"
 REDIS_URL = "redis://127.0.0.1:6379/13"
-
-
-def start(args: list[str], env: dict[str, str], log_name: str) -> subprocess.Popen[bytes]:
-    log = open(ROOT / "var" / log_name, "wb")  # noqa: SIM115
-    return subprocess.Popen(
-        args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=20)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        os.killpg(process.pid, signal.SIGKILL)
 
 
 def summary(values: list[float]) -> str:
@@ -157,47 +139,10 @@ def main() -> None:
     parser.add_argument("--bot", default="house:heuristic")
     args = parser.parse_args()
 
-    (ROOT / "var").mkdir(exist_ok=True)
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.base",
-        "DATABASE_URL": fresh_database(DB_NAME),
-        "REDIS_URL": REDIS_URL,
-        "DATA_DIR": str(ROOT / "var" / "bench-bots"),
-        "SECRET_KEY": "bench-only-secret-key-bench-only-secret-key",
-        "DEBUG": "false",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "MOVE_TIMER_SWEEP_INTERVAL": "1.0",
-    }
-    subprocess.run(
-        [str(BIN / "python"), "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True
-    )
-    import redis
+    os.environ["MOVE_TIMER_SWEEP_INTERVAL"] = "1.0"
+    with service_platform(DB_NAME, REDIS_URL):
+        from games import services
 
-    redis.Redis.from_url(REDIS_URL).flushdb()
-    celery = [str(BIN / "celery"), "-A", "config"]
-    worker = start(
-        [*celery, "worker", "--concurrency=2", "--loglevel=WARNING"], env, "bench-worker.log"
-    )
-    beat = start(
-        [
-            *celery,
-            "beat",
-            "--loglevel=WARNING",
-            f"--schedule={ROOT / 'var' / 'bench-beat-schedule'}",
-        ],
-        env,
-        "bench-beat.log",
-    )
-    os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
-    from games import services
-
-    try:
-        time.sleep(3)  # the worker's processes are up
         print(f"Celery round trip (baseline):     {summary(celery_round_trips(50))}")
         owner, _ = services.register_player("bench-host", "bench-password-1")
         alone = bot_tables(owner, 1, args.hands, args.bot)
@@ -214,9 +159,6 @@ def main() -> None:
         )
         lateness = timeout_lateness(args.timeout_tables, args.timeout_seconds)
         print(f"timeout lateness after deadline:  {summary(lateness)}")
-    finally:
-        stop(worker)
-        stop(beat)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import socket
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -29,3 +35,63 @@ def fresh_database(name: str) -> str:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
     return f"postgres://postgres@127.0.0.1:5432/{name}"
+
+
+def start(args: list[str], env: dict[str, str], log_name: str) -> subprocess.Popen[bytes]:
+    log = open(ROOT / "var" / log_name, "wb")  # noqa: SIM115
+    return subprocess.Popen(
+        args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=20)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def service_platform(db_name: str, redis_url: str, worker_concurrency: int = 2) -> Iterator[None]:
+    """Service mode on a fresh database and Redis db: migrated, a Celery worker (prefork)
+    and beat running, and Django set up in this process on the same settings."""
+    (ROOT / "var").mkdir(exist_ok=True)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        "DATABASE_URL": fresh_database(db_name),
+        "REDIS_URL": redis_url,
+        "DATA_DIR": str(ROOT / "var" / db_name),
+        "SECRET_KEY": "bench-only-secret-key-bench-only-secret-key",
+        "DEBUG": "false",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+    }
+    migrate = [str(BIN / "python"), "manage.py", "migrate", "-v0"]
+    subprocess.run(migrate, cwd=ROOT, env=env, check=True)
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    celery = [str(BIN / "celery"), "-A", "config"]
+    worker = start(
+        [*celery, "worker", f"--concurrency={worker_concurrency}", "--loglevel=WARNING"],
+        env,
+        f"{db_name}-worker.log",
+    )
+    schedule = ROOT / "var" / f"{db_name}-beat-schedule"
+    beat = start(
+        [*celery, "beat", "--loglevel=WARNING", f"--schedule={schedule}"],
+        env,
+        f"{db_name}-beat.log",
+    )
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    try:
+        time.sleep(3)  # the worker's processes are up
+        yield
+    finally:
+        stop(worker)
+        stop(beat)
