@@ -11,4 +11,5 @@ urlpatterns = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("", include("games.urls")),
     path("", include("bots.urls")),
+    path("", include("ratings.urls")),
 ]
