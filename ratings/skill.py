@@ -32,7 +32,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import Final, NamedTuple
 
 from openskill.models import PlackettLuce
 
@@ -52,8 +52,7 @@ SIGMA_GROWTH_PER_DAY: Final = math.sqrt((SIGMA**2 - SETTLED_SIGMA**2) / 365)
 INACTIVE_DAYS: Final = 90
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(NamedTuple):
     mu: float
     sigma: float
 
@@ -70,8 +69,7 @@ class Skill:
 NEWCOMER: Final = Skill(MU, SIGMA)
 
 
-@dataclass(frozen=True)
-class PlayerState:
+class PlayerState(NamedTuple):
     """A player's stored rating in one pool."""
 
     skill: Skill
@@ -79,8 +77,7 @@ class PlayerState:
     games: int
 
 
-@dataclass(frozen=True)
-class SeatOutcome:
+class SeatOutcome(NamedTuple):
     """One seat of a finished game, as ratings need it."""
 
     seat: int
@@ -90,8 +87,7 @@ class SeatOutcome:
     replaced: bool = False
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """What one game did to one player's rating (``before`` includes inactivity)."""
 
     player_id: int
@@ -148,30 +144,28 @@ def rate_game(
         [MODEL.rating(mu=priors[s.player_id].mu, sigma=priors[s.player_id].sigma)] for s in seats
     ]
     ranks = rating_ranks(seats)
-    results = MODEL.rate(teams, ranks=list(ranks))
+    results = MODEL.rate(teams, ranks=ranks)
+    if len(priors) == len(seats):
+        return [
+            Change(seat.player_id, seat.seat, rank, priors[seat.player_id], Skill(r.mu, r.sigma))
+            for seat, rank, (r,) in zip(seats, ranks, results, strict=True)
+        ]
     by_player: dict[int, list[tuple[SeatOutcome, int, Skill]]] = {}
     for seat, rank, (rated,) in zip(seats, ranks, results, strict=True):
         by_player.setdefault(seat.player_id, []).append((seat, rank, Skill(rated.mu, rated.sigma)))
-    changes = []
-    for player_id, entries in by_player.items():
-        after = (
-            entries[0][2]
-            if len(entries) == 1
-            else Skill(
+    return [
+        Change(
+            player_id=player_id,
+            seat=entries[0][0].seat,
+            rank=min(e[1] for e in entries),
+            before=priors[player_id],
+            after=Skill(
                 math.fsum(e[2].mu for e in entries) / len(entries),
                 math.fsum(e[2].sigma for e in entries) / len(entries),
-            )
+            ),
         )
-        changes.append(
-            Change(
-                player_id=player_id,
-                seat=entries[0][0].seat,
-                rank=min(e[1] for e in entries),
-                before=priors[player_id],
-                after=after,
-            )
-        )
-    return changes
+        for player_id, entries in by_player.items()
+    ]
 
 
 def next_state(state: PlayerState | None, change: Change, at: datetime) -> PlayerState:
