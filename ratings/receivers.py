@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
-from functools import partial
+import logging
 from typing import Any
 
 from django.db import transaction
 
+log = logging.getLogger(__name__)
+
 
 def on_game_finished(sender: Any, game_id: int, rated: bool, **_: Any) -> None:
     """Queue the rating update of a finished rated game (off the request that ended it)."""
+    if rated:
+        transaction.on_commit(lambda: enqueue_rating(game_id))
+
+
+def enqueue_rating(game_id: int) -> None:
     from ratings.tasks import rate_game
 
-    if rated:
-        transaction.on_commit(partial(rate_game.delay, game_id))
+    try:
+        rate_game.delay(game_id)
+    except Exception:  # the broker is down: the move must not fail for it
+        # The periodic sweep (ratings.tasks.rate_missed_games) rates the game later.
+        log.exception("could not queue the rating of game %s", game_id)

@@ -212,3 +212,15 @@ def rebuild(pool: str) -> RebuildReport:
         "rebuilt %s: %d games, %d players in %.1f s", pool, games, report.players, report.seconds
     )
     return report
+
+
+def rate_missed_games(limit: int = 500) -> int:
+    """Rate finished rated games that have no rating record yet (their task was lost), oldest
+    first. Returns how many were rated."""
+    missed = (
+        Game.objects.filter(status=Game.Status.FINISHED, rated=True)
+        .exclude(pk__in=RatedGame.objects.values("game_id"))
+        .order_by("finished_at", "pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+    return sum(rate_game(game_id) for game_id in list(missed))

@@ -20,3 +20,9 @@ from ratings import services
 def rate_game(game_id: int) -> bool:
     """Rate a finished game (idempotent: a game is rated once)."""
     return services.rate_game(game_id)
+
+
+@shared_task(name="ratings.rate_missed_games", ignore_result=True)
+def rate_missed_games() -> int:
+    """Catch up on games whose rating task never ran (scheduled by beat)."""
+    return services.rate_missed_games()

@@ -9,7 +9,7 @@ same test then checks the updates still both land.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 
 import pytest
@@ -17,17 +17,24 @@ from django.db import connection, transaction
 
 from ratings import services
 from ratings.models import RatedGame, Rating, RatingChange
-from tests.rating_helpers import finished_game, new_players
+from tests.rating_helpers import finished_game, new_players, ratings_not_queued
 from tests.support import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _rated_by_the_test_itself() -> Iterator[None]:
+    with ratings_not_queued():
+        yield
 
 
 def waiting_on_locks() -> int:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            "WHERE datname = current_database() AND wait_event_type = 'Lock' "
+            "AND query LIKE '%ratings_%'"
         )
         return int(cursor.fetchone()[0])
 

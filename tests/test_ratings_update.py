@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -14,9 +15,16 @@ from games.models import Game, GamePlayer, Player
 from ratings import services, tasks
 from ratings.models import RatedGame, Rating, RatingChange
 from ratings.skill import SIGMA_GROWTH_PER_DAY
-from tests.rating_helpers import finished_game, new_players, start_game
+from tests.rating_helpers import finished_game, new_players, ratings_not_queued, start_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _rated_by_the_test_itself() -> Iterator[None]:
+    with ratings_not_queued():
+        yield
+
 
 # The model as the issue configures it, built here independently of ratings.skill.
 OPENSKILL = PlackettLuce(mu=25.0, sigma=25.0 / 3.0, beta=25.0 / 6.0, tau=25.0 / 300.0)
@@ -175,3 +183,18 @@ def test_it_rebuilds_the_numbers_the_live_updates_made() -> None:
 
     assert snapshot() == live
     assert RatedGame.objects.count() == len(games) + 1
+
+
+def test_it_catches_up_on_games_whose_rating_task_was_lost() -> None:
+    players = new_players("missed", 3)
+    older = finished_game(players, 30)
+    newer = finished_game(players, 31)
+    unrated = finished_game(players, 32, rated=False)
+
+    assert services.rate_missed_games() == 2
+
+    assert RatedGame.objects.filter(game__in=[older, newer]).count() == 2
+    assert not RatedGame.objects.filter(game=unrated).exists()
+    first, second = RatingChange.objects.filter(player=players[0]).order_by("id")
+    assert (first.game_id, second.game_id) == (older.pk, newer.pk)
+    assert services.rate_missed_games() == 0

@@ -208,6 +208,12 @@ CELERY_BEAT_SCHEDULE = {
         # A heartbeat that waited longer than its interval says nothing new.
         "options": {"expires": HEARTBEAT_INTERVAL},
     },
+    # Ratings of games whose rating task was lost (the broker was down when they ended).
+    "ratings-missed-games": {
+        "task": "ratings.rate_missed_games",
+        "schedule": 300.0,
+        "options": {"expires": 300.0},
+    },
 }
 
 # --- Auth, i18n, static ---------------------------------------------------------------------
