@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 log = logging.getLogger(__name__)
@@ -12,7 +13,7 @@ log = logging.getLogger(__name__)
 
 def on_game_finished(sender: Any, game_id: int, rated: bool, **_: Any) -> None:
     """Queue the rating update of a finished rated game (off the request that ended it)."""
-    if rated:
+    if rated and settings.RATINGS_RATE_FINISHED_GAMES:
         transaction.on_commit(lambda: enqueue_rating(game_id))
 
 

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from games import selectors, services, signals
+from games import selectors, services
 from games.engine import Game as Engine
 from games.models import Game, Player
-from ratings.receivers import on_game_finished
 from tests.game_helpers import choose_action
 
 QUICK_RULES: dict[str, Any] = {"preset": "classic", "max_hands": 1}
@@ -50,15 +47,3 @@ def finished_game(
     seated: list[Player | str], seed: int, rules: Any = QUICK_RULES, rated: bool = True
 ) -> Game:
     return play_out(start_game(seated, rules, rated), random.Random(seed))
-
-
-@contextmanager
-def ratings_not_queued() -> Iterator[None]:
-    """Games finished meanwhile queue no rating task: the test rates them itself, in its
-    own order, with no worker (another test file's) racing it. The path through the
-    notification and the worker is tested in test_ratings_worker.py."""
-    signals.game_finished.disconnect(dispatch_uid="ratings.on_game_finished")
-    try:
-        yield
-    finally:
-        signals.game_finished.connect(on_game_finished, dispatch_uid="ratings.on_game_finished")

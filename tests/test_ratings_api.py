@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -16,15 +15,9 @@ from ratings import selectors, services
 from ratings.models import Rating, RatingChange
 from tests.api_client import Client, error_of
 from tests.conftest import LiveServer
-from tests.rating_helpers import finished_game, new_players, ratings_not_queued
+from tests.rating_helpers import finished_game, new_players
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _rated_by_the_test_itself() -> Iterator[None]:
-    with ratings_not_queued():
-        yield
 
 
 OPENSKILL = PlackettLuce(mu=25.0, sigma=25.0 / 3.0, beta=25.0 / 6.0, tau=25.0 / 300.0)

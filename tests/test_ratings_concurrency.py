@@ -9,7 +9,7 @@ same test then checks the updates still both land.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
 import pytest
@@ -17,16 +17,10 @@ from django.db import connection, transaction
 
 from ratings import services
 from ratings.models import RatedGame, Rating, RatingChange
-from tests.rating_helpers import finished_game, new_players, ratings_not_queued
+from tests.rating_helpers import finished_game, new_players
 from tests.support import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _rated_by_the_test_itself() -> Iterator[None]:
-    with ratings_not_queued():
-        yield
 
 
 def waiting_on_locks() -> int:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -15,15 +14,9 @@ from games.models import Game, GamePlayer, Player
 from ratings import services, tasks
 from ratings.models import RatedGame, Rating, RatingChange
 from ratings.skill import SIGMA_GROWTH_PER_DAY
-from tests.rating_helpers import finished_game, new_players, ratings_not_queued, start_game
+from tests.rating_helpers import finished_game, new_players, start_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _rated_by_the_test_itself() -> Iterator[None]:
-    with ratings_not_queued():
-        yield
 
 
 # The model as the issue configures it, built here independently of ratings.skill.

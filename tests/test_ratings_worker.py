@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from openskill.models import PlackettLuce
 
@@ -21,7 +23,10 @@ def rated(game: Game) -> bool:
     return RatedGame.objects.filter(game=game).exists()
 
 
-def test_it_rates_a_finished_game_on_the_worker_once(celery_worker: WorkerInfo) -> None:
+def test_it_rates_a_finished_game_on_the_worker_once(
+    celery_worker: WorkerInfo, settings: Any
+) -> None:
+    settings.RATINGS_RATE_FINISHED_GAMES = True  # off for the rest of the suite (test.py)
     players = new_players("worker", 3)
 
     game = finished_game(players, 1)

@@ -216,6 +216,9 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# Queue a rating update when a rated game ends (off only in the test suite; see test.py).
+RATINGS_RATE_FINISHED_GAMES = True
+
 # --- Auth, i18n, static ---------------------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [

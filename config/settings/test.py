@@ -25,3 +25,8 @@ CELERY_TASK_DEFAULT_QUEUE = f"sergeant-test-{SUITE_ID}"
 CACHES["default"]["KEY_PREFIX"] = f"sergeant-test-{SUITE_ID}"
 if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{SUITE_ID}"}
+
+# The suite's worker lives for the whole session: left on, it would rate the games other
+# tests finish while their teardown empties the tables (a deadlock with the flush). The tests
+# of that path turn it on (tests/test_ratings_worker.py); the others call the service.
+RATINGS_RATE_FINISHED_GAMES = False
