@@ -12,4 +12,5 @@ urlpatterns = [
     path("", include("games.urls")),
     path("", include("bots.urls")),
     path("", include("tournaments.urls")),
+    path("", include("ratings.urls")),
 ]

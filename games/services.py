@@ -536,8 +536,9 @@ def _announce_turn(game: Game, engine: Engine) -> None:
 def _schedule_timer(game: Game) -> None:
     """On commit, a Celery task for the game's deadline that plays for late seats.
 
-    Only when a seat other than a house bot is due. Very long move times are left to the periodic sweep alone, so that a day-long deadline
-    is not one more task held in a worker's memory for every move made meanwhile.
+    Only when a seat other than a house bot is due. Very long move times are left to the
+    periodic sweep alone, so that a day-long deadline is not one more task held in a
+    worker's memory for every move made meanwhile.
     """
     if game.deadline is None or game.move_seconds > settings.MOVE_TIMER_MAX_SECONDS:
         return

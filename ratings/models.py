@@ -1,1 +1,80 @@
-"""Models of this app (filled in by the issue that builds it)."""
+"""Ratings per pool, the record of every rated game, and every rating change.
+
+* :class:`Rating` -- a player's current rating in a pool (one row per player and pool; the
+  live update locks these rows).
+* :class:`RatedGame` -- one row per game rated: its unique ``game`` makes the update run
+  exactly once however often the notification comes.
+* :class:`RatingChange` -- per game and player, the rating before (inactivity included) and
+  after: the history chart, the match history's rating change, and an audit of the rebuild.
+* :class:`RatingPool` -- one row per pool; live updates share its lock, a rebuild takes it
+  alone (PostgreSQL), so a rebuild never interleaves with a live update.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from games.models import Game, Player
+
+
+class RatingPool(models.Model):
+    name = models.CharField(max_length=30, unique=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Rating(models.Model):
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
+    pool = models.CharField(max_length=30)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    games = models.PositiveIntegerField(default=0)
+    # When the last rated game in the pool ended: inactivity is counted from here.
+    last_played_at = models.DateTimeField(null=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "player"], name="one_rating_per_pool_player")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} in {self.pool}: {self.mu:.2f} ± {self.sigma:.2f}"
+
+
+class RatedGame(models.Model):
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="+")
+    pool = models.CharField(max_length=30)
+    rated_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["pool"])]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} rated in {self.pool}"
+
+
+class RatingChange(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="rating_changes")
+    pool = models.CharField(max_length=30)
+    # When the game ended (the history's time axis).
+    at = models.DateTimeField()
+    seat = models.PositiveSmallIntegerField()
+    # The rank the rating used (the game's, a replaced seat moved to last).
+    rank = models.PositiveSmallIntegerField()
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    ordinal_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    ordinal_after = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "player"], name="one_change_per_game_player")
+        ]
+        indexes = [models.Index(fields=["player", "pool", "at"]), models.Index(fields=["pool"])]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id}, player {self.player_id}: {self.ordinal_after:+.2f}"

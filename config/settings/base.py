@@ -242,7 +242,16 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 30.0,
         "options": {"expires": 30.0},
     },
+    # Ratings of games whose rating task was lost (the broker was down when they ended).
+    "ratings-missed-games": {
+        "task": "ratings.rate_missed_games",
+        "schedule": 300.0,
+        "options": {"expires": 300.0},
+    },
 }
+
+# Queue a rating update when a rated game ends (off only in the test suite; see test.py).
+RATINGS_RATE_FINISHED_GAMES = True
 
 # --- Auth, i18n, static ---------------------------------------------------------------------
 

@@ -29,3 +29,8 @@ if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
 # The suite's webhook bots are served on loopback; the searching bot thinks briefly.
 BOT_WEBHOOK_ALLOW_PRIVATE = True
 HOUSE_BOT_BUDGET_SECONDS = float(os.environ.get("HOUSE_BOT_BUDGET_SECONDS", "0.05"))
+
+# The suite's worker lives for the whole session: left on, it would rate the games other
+# tests finish while their teardown empties the tables (a deadlock with the flush). The tests
+# of that path turn it on (tests/test_ratings_worker.py); the others call the service.
+RATINGS_RATE_FINISHED_GAMES = False

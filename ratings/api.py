@@ -1,0 +1,129 @@
+"""The ratings API (API.md, "Players, histories, ratings"): leaderboards, rating histories
+and predictions. Profiles and match histories get their rating fields through the games
+selectors' hooks (see :mod:`ratings.apps`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api_errors import ApiError
+from games.serializers import paginated
+from ratings import selectors
+from ratings.pools import DEFAULT_POOL, POOL_PRESETS, POOLS
+
+ERROR = OpenApiResponse(description='`{"error": {"code", "message", ...}}`')
+POOL_PARAMETER = OpenApiParameter(
+    "pool",
+    str,
+    enum=list(POOLS),
+    default=DEFAULT_POOL,
+    description="A rating pool: "
+    + "; ".join(f"`{pool}`: {', '.join(presets)}" for pool, presets in POOL_PRESETS.items()),
+)
+
+
+class CurrentRatingSerializer(serializers.Serializer[Any]):
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField(help_text="with inactivity applied up to now")
+    ordinal = serializers.FloatField(help_text="mu - 3 sigma")
+    games = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+    inactive = serializers.BooleanField()
+    last_played_at = serializers.DateTimeField(allow_null=True)
+
+
+class LeaderboardEntrySerializer(CurrentRatingSerializer):
+    rank = serializers.IntegerField()
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField()
+
+
+class RatingPointSerializer(serializers.Serializer[Any]):
+    game = serializers.IntegerField()
+    at = serializers.DateTimeField()
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    ordinal = serializers.FloatField()
+    ordinal_change = serializers.FloatField()
+    rank = serializers.IntegerField(help_text="the rank the rating used")
+
+
+class PredictedPlayerSerializer(CurrentRatingSerializer):
+    username = serializers.CharField()
+    win_probability = serializers.FloatField()
+    predicted_rank = serializers.IntegerField()
+    rank_probability = serializers.FloatField()
+
+
+class PredictionSerializer(serializers.Serializer[Any]):
+    pool = serializers.CharField()
+    draw_probability = serializers.FloatField()
+    players = PredictedPlayerSerializer(many=True)
+
+
+def paginate(view: APIView, request: Request, items: Any) -> Response:
+    paginator = PageNumberPagination()
+    page = paginator.paginate_queryset(items, request, view=view)
+    return paginator.get_paginated_response(list(page or []))
+
+
+class LeaderboardView(APIView):
+    @extend_schema(
+        operation_id="ratings_leaderboard",
+        description="The pool's players by ordinal (mu - 3 sigma), best first. `list=ranked` "
+        "(default): established players with a rated game in the last 90 days; "
+        "`provisional`: active players whose sigma is still above 6; `inactive`: the others.",
+        parameters=[
+            POOL_PARAMETER,
+            OpenApiParameter("list", str, enum=list(selectors.LISTS), default="ranked"),
+        ],
+        responses={200: paginated(LeaderboardEntrySerializer), 400: ERROR},
+    )
+    def get(self, request: Request) -> Response:
+        pool = selectors.valid_pool(request.query_params.get("pool"))
+        which = request.query_params.get("list") or "ranked"
+        if which not in selectors.LISTS:
+            raise ApiError(400, "invalid", "list must be ranked, provisional or inactive.")
+        return paginate(self, request, selectors.leaderboard(pool, which))
+
+
+class PlayerRatingsView(APIView):
+    @extend_schema(
+        operation_id="players_ratings",
+        description="The player's rating after each rated game of the pool, oldest first.",
+        parameters=[POOL_PARAMETER],
+        responses={200: paginated(RatingPointSerializer), 400: ERROR, 404: ERROR},
+    )
+    def get(self, request: Request, username: str) -> Response:
+        pool = selectors.valid_pool(request.query_params.get("pool"))
+        rows = selectors.rating_history(username, pool)
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        return paginator.get_paginated_response([selectors.history_point(c) for c in page or []])
+
+
+class PredictView(APIView):
+    @extend_schema(
+        operation_id="ratings_predict",
+        description="openskill's win and rank probabilities for a prospective table "
+        "(current ratings, inactivity applied; a newcomer's rating for unrated players).",
+        parameters=[
+            POOL_PARAMETER,
+            OpenApiParameter(
+                "players", str, required=True, description="comma-separated usernames, in seats"
+            ),
+        ],
+        responses={200: PredictionSerializer, 400: ERROR, 404: ERROR},
+    )
+    def get(self, request: Request) -> Response:
+        pool = selectors.valid_pool(request.query_params.get("pool"))
+        raw = request.query_params.get("players") or ""
+        usernames = [name.strip() for name in raw.split(",") if name.strip()]
+        return Response(selectors.prediction(pool, usernames))

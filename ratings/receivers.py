@@ -1,0 +1,27 @@
+"""What the ratings app does when the games app announces something."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+log = logging.getLogger(__name__)
+
+
+def on_game_finished(sender: Any, game_id: int, rated: bool, **_: Any) -> None:
+    """Queue the rating update of a finished rated game (off the request that ended it)."""
+    if rated and settings.RATINGS_RATE_FINISHED_GAMES:
+        transaction.on_commit(lambda: enqueue_rating(game_id))
+
+
+def enqueue_rating(game_id: int) -> None:
+    from ratings.tasks import rate_game
+
+    try:
+        rate_game.delay(game_id)
+    except Exception:  # the broker is down: the move must not fail for it
+        # The periodic sweep (ratings.tasks.rate_missed_games) rates the game later.
+        log.exception("could not queue the rating of game %s", game_id)

@@ -1,0 +1,235 @@
+"""Reads: current ratings (inactivity applied up to now), leaderboards, histories,
+predictions, and the quality report of the model on the stored games."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from config.api_errors import ApiError
+from games.models import GamePlayer, Player
+from games.selectors import player
+from ratings import skill
+from ratings.models import Rating, RatingChange
+from ratings.pools import DEFAULT_POOL, POOLS, table_size
+from ratings.replay import Replay, stored_games
+
+LISTS = ("ranked", "provisional", "inactive")
+
+
+def valid_pool(pool: str | None) -> str:
+    pool = pool or DEFAULT_POOL
+    if pool not in POOLS:
+        raise ApiError(400, "unknown_pool", f"No rating pool '{pool}'.", known=list(POOLS))
+    return pool
+
+
+@dataclass(frozen=True)
+class Current:
+    """A stored rating as shown at ``now``: inactivity applied, status flags."""
+
+    skill: skill.Skill
+    games: int
+    last_played_at: datetime | None
+    provisional: bool
+    inactive: bool
+
+    def data(self) -> dict[str, Any]:
+        return {
+            "mu": self.skill.mu,
+            "sigma": self.skill.sigma,
+            "ordinal": self.skill.ordinal,
+            "games": self.games,
+            "provisional": self.provisional,
+            "inactive": self.inactive,
+            "last_played_at": self.last_played_at,
+        }
+
+
+def current(
+    mu: float, sigma: float, games: int, last_played_at: datetime | None, now: datetime
+) -> Current:
+    state = skill.PlayerState(skill.Skill(mu, sigma), last_played_at, games)
+    shown = skill.with_inactivity(state, now)
+    return Current(
+        skill=shown,
+        games=games,
+        last_played_at=last_played_at,
+        provisional=shown.provisional,
+        inactive=skill.is_inactive(state, now),
+    )
+
+
+def current_rating(player_id: int, pool: str, now: datetime | None = None) -> Current:
+    """A player's rating in ``pool`` now (a newcomer's when never rated there)."""
+    row = Rating.objects.filter(player_id=player_id, pool=pool, games__gt=0).first()
+    if row is None:
+        return Current(skill.NEWCOMER, 0, None, provisional=True, inactive=False)
+    return current(row.mu, row.sigma, row.games, row.last_played_at, now or timezone.now())
+
+
+def profile_ratings(found: Player) -> dict[str, Any]:
+    """The profile's ``ratings``: ``{pool: {mu, sigma, ordinal, games, provisional, ...}}``."""
+    now = timezone.now()
+    rows = Rating.objects.filter(player=found, games__gt=0).order_by("pool")
+    return {
+        "ratings": {
+            row.pool: current(row.mu, row.sigma, row.games, row.last_played_at, now).data()
+            for row in rows
+        }
+    }
+
+
+def change_data(change: RatingChange) -> dict[str, Any]:
+    return {
+        "pool": change.pool,
+        "mu_before": change.mu_before,
+        "sigma_before": change.sigma_before,
+        "ordinal_before": change.ordinal_before,
+        "mu": change.mu_after,
+        "sigma": change.sigma_after,
+        "ordinal": change.ordinal_after,
+        "ordinal_change": change.ordinal_after - change.ordinal_before,
+    }
+
+
+def history_rating_changes(rows: list[GamePlayer]) -> dict[int, dict[str, Any]]:
+    """The match history's ``rating_change`` for a page of one player's GamePlayer rows."""
+    wanted = {(gp.game_id, gp.player_id) for gp in rows}
+    if not wanted:
+        return {}
+    changes = RatingChange.objects.filter(
+        game_id__in={g for g, _ in wanted}, player_id__in={p for _, p in wanted}
+    )
+    return {
+        c.game_id: {"rating_change": change_data(c)}
+        for c in changes
+        if (c.game_id, c.player_id) in wanted
+    }
+
+
+def leaderboard(
+    pool: str, which: str = "ranked", now: datetime | None = None
+) -> list[dict[str, Any]]:
+    """One of the pool's lists, by ordinal (inactivity applied), best first.
+
+    ``ranked``: established players active in the last INACTIVE_DAYS; ``provisional``: active
+    players whose rating is still provisional; ``inactive``: everyone else.
+    """
+    now = now or timezone.now()
+    rows = Rating.objects.filter(pool=pool, games__gt=0, player__is_active=True).values_list(
+        "player__username", "player__is_bot", "mu", "sigma", "games", "last_played_at"
+    )
+    entries = []
+    for username, is_bot, mu, sigma, games, last_played_at in rows:
+        shown = current(mu, sigma, games, last_played_at, now)
+        kind = "inactive" if shown.inactive else "provisional" if shown.provisional else "ranked"
+        if kind == which:
+            entries.append({"username": username, "is_bot": is_bot, **shown.data()})
+    entries.sort(key=lambda e: (-e["ordinal"], -e["mu"], e["username"]))
+    return [{"rank": i, **entry} for i, entry in enumerate(entries, start=1)]
+
+
+def rating_history(username: str, pool: str) -> QuerySet[RatingChange]:
+    """A player's rating after each rated game of ``pool``, oldest first."""
+    found = player(username)
+    return RatingChange.objects.filter(player=found, pool=pool).order_by("at", "game_id")
+
+
+def history_point(change: RatingChange) -> dict[str, Any]:
+    return {
+        "game": change.game_id,
+        "at": change.at,
+        "mu": change.mu_after,
+        "sigma": change.sigma_after,
+        "ordinal": change.ordinal_after,
+        "ordinal_change": change.ordinal_after - change.ordinal_before,
+        "rank": change.rank,
+    }
+
+
+def prediction(pool: str, usernames: Sequence[str]) -> dict[str, Any]:
+    """Win and rank probabilities for a prospective table of ``usernames`` in ``pool``."""
+    size = table_size(pool)
+    if len(usernames) != size:
+        raise ApiError(
+            400,
+            "invalid",
+            f"A table of pool '{pool}' seats {size} players; {len(usernames)} given.",
+            fields={"players": [f"{size} comma-separated usernames"]},
+        )
+    now = timezone.now()
+    shown = [current_rating(player(name).pk, pool, now) for name in usernames]
+    predicted = skill.predict([s.skill for s in shown])
+    return {
+        "pool": pool,
+        "draw_probability": predicted.draw,
+        "players": [
+            {
+                "username": name,
+                **s.data(),
+                "win_probability": win,
+                "predicted_rank": rank,
+                "rank_probability": rank_probability,
+            }
+            for name, s, win, (rank, rank_probability) in zip(
+                usernames, shown, predicted.win, predicted.ranks, strict=True
+            )
+        ],
+    }
+
+
+@dataclass(frozen=True)
+class Quality:
+    """How well the ratings before each game predicted its winner (and a uniform guess)."""
+
+    pool: str
+    games: int
+    decided: int
+    log_loss: float
+    brier: float
+    accuracy: float
+    baseline_log_loss: float
+    baseline_brier: float
+    baseline_accuracy: float
+
+
+def quality(pool: str) -> Quality:
+    """Replay the pool's games in completion order; score each prediction before rating.
+
+    Only games with a single winner (one seat ranked first) are scored. Log-loss is
+    -ln p(winner); Brier is the sum over seats of (p - outcome)²; top-1 accuracy counts 1/k
+    when the winner is among k seats tied for the highest probability.
+    """
+    replay = Replay()
+    games = decided = 0
+    sums = [0.0] * 6
+    for game in stored_games(pool):
+        games += 1
+        ranks = skill.rating_ranks(game.seats)
+        if ranks.count(1) == 1:
+            decided += 1
+            winner = ranks.index(1)
+            priors = [
+                skill.with_inactivity(replay.states.get(s.player_id), game.finished_at)
+                for s in game.seats
+            ]
+            p = skill.predict(priors).win
+            n = len(p)
+            best = max(p)
+            favourites = [i for i, q in enumerate(p) if q == best]
+            sums[0] += -math.log(max(p[winner], 1e-15))
+            sums[1] += sum((q - (i == winner)) ** 2 for i, q in enumerate(p))
+            sums[2] += (winner in favourites) / len(favourites)
+            sums[3] += math.log(n)
+            sums[4] += (n - 1) / n
+            sums[5] += 1 / n
+        replay.apply(game)
+    mean = [s / decided if decided else math.nan for s in sums]
+    return Quality(pool, games, decided, *mean)

@@ -1,0 +1,49 @@
+"""Finished games for the ratings tests, made through the games services."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from games import selectors, services
+from games.engine import Game as Engine
+from games.models import Game, Player
+from tests.game_helpers import choose_action
+
+QUICK_RULES: dict[str, Any] = {"preset": "classic", "max_hands": 1}
+
+
+def new_players(prefix: str, count: int) -> list[Player]:
+    return [
+        services.register_player(f"{prefix}{i}", "correct horse battery")[0] for i in range(count)
+    ]
+
+
+def start_game(seated: list[Player | str], rules: Any = QUICK_RULES, rated: bool = True) -> int:
+    """A started game with ``seated`` in seat order (a player, or a house bot's name)."""
+    creator = next(p for p in seated if isinstance(p, Player))
+    table = services.create_table(creator, rules, rated, 600, None)
+    for seat, who in enumerate(seated):
+        if isinstance(who, str):
+            services.seat_bot(creator, table.pk, who, seat)
+        else:
+            services.join_table(who, table.pk, seat)
+    return Game.objects.get(table=table).pk
+
+
+def play_out(game_id: int, rng: random.Random) -> Game:
+    """Play uniformly random legal actions for every seat until the game ends."""
+    while True:
+        game = Game.objects.get(pk=game_id)
+        if game.status == Game.Status.FINISHED:
+            return game
+        engine = Engine.from_json(game.state)
+        seat = game.to_act[0]
+        view = selectors.game_view(game, engine, seat)
+        services.act_for_seat(game_id, seat, choose_action(view, rng), game.version)
+
+
+def finished_game(
+    seated: list[Player | str], seed: int, rules: Any = QUICK_RULES, rated: bool = True
+) -> Game:
+    return play_out(start_game(seated, rules, rated), random.Random(seed))

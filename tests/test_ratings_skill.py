@@ -1,0 +1,59 @@
+"""The rating rules around openskill (no database): ranks, provisional, inactivity, pools."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+from games.engine import PRESETS
+from ratings import skill
+from ratings.pools import POOL_PRESETS, pool_of, table_size
+from ratings.skill import PlayerState, SeatOutcome, Skill
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def test_it_moves_a_seat_handed_to_a_house_bot_to_last_place() -> None:
+    seats = [
+        SeatOutcome(0, 10, 1, replaced=True),
+        SeatOutcome(1, 11, 2),
+        SeatOutcome(2, 12, 2),
+    ]
+    assert skill.rating_ranks(seats) == [3, 1, 1]
+    assert skill.rating_ranks([s._replace(replaced=False) for s in seats]) == [1, 2, 2]
+
+
+def test_it_takes_about_fourteen_even_games_to_leave_provisional() -> None:
+    # NOTES and ratings.skill say "about 14 games against evenly matched opponents".
+    players = [1, 2, 3]
+    states: dict[int, PlayerState | None] = dict.fromkeys(players)
+    games = 0
+    while skill.with_inactivity(states[1], START).provisional:
+        ranks = [1 + (games + i) % 3 for i in range(3)]  # each finishes 1st, 2nd, 3rd in turn
+        seats = [SeatOutcome(i, p, r) for i, (p, r) in enumerate(zip(players, ranks, strict=True))]
+        for change in skill.rate_game(seats, states, START):
+            states[change.player_id] = skill.next_state(states[change.player_id], change, START)
+        games += 1
+    assert 12 <= games <= 16, games
+
+
+def test_it_grows_sigma_per_whole_idle_day_up_to_a_newcomers() -> None:
+    settled = PlayerState(Skill(30.0, 2.0), START, 50)
+
+    assert skill.with_inactivity(settled, START + timedelta(hours=23)) == settled.skill
+    one_day = skill.with_inactivity(settled, START + timedelta(days=1, hours=5))
+    assert one_day.mu == 30.0
+    assert one_day.sigma == math.sqrt(4.0 + skill.SIGMA_GROWTH_PER_DAY**2)
+    half_year = skill.with_inactivity(settled, START + timedelta(days=182))
+    assert half_year.provisional and half_year.sigma < skill.SIGMA
+    assert skill.with_inactivity(settled, START + timedelta(days=3650)).sigma == skill.SIGMA
+    assert not skill.is_inactive(settled, START + timedelta(days=89))
+    assert skill.is_inactive(settled, START + timedelta(days=90))
+
+
+def test_it_puts_every_preset_in_one_pool_of_one_table_size() -> None:
+    assert sorted(p for presets in POOL_PRESETS.values() for p in presets) == sorted(PRESETS)
+    assert pool_of({"preset": "classic", "max_hands": 1}) == "classic"
+    assert pool_of("9-5-2-tallyn") == "race"
+    assert table_size("four-handed") == 4
+    assert table_size("classic") == 3
