@@ -4,7 +4,7 @@ predictions, and the quality report of the model on the stored games."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,7 +17,7 @@ from games.models import GamePlayer, Player
 from games.selectors import player
 from ratings import skill
 from ratings.models import Rating, RatingChange
-from ratings.pools import DEFAULT_POOL, POOLS, table_size
+from ratings.pools import DEFAULT_POOL, POOLS, pool_of, table_size
 from ratings.replay import Replay, stored_games
 
 LISTS = ("ranked", "provisional", "inactive")
@@ -233,3 +233,16 @@ def quality(pool: str) -> Quality:
         replay.apply(game)
     mean = [s / decided if decided else math.nan for s in sums]
     return Quality(pool, games, decided, *mean)
+
+
+def seeding_ratings(players: Sequence[Player], rules: Mapping[str, Any]) -> dict[int, float]:
+    """Ordinals (mu - 3 sigma, inactivity applied) in the pool of ``rules`` of the players
+    rated there; for tournament seeding and rating-range entry limits."""
+    now = timezone.now()
+    rows = Rating.objects.filter(
+        player_id__in=[p.pk for p in players], pool=pool_of(rules), games__gt=0
+    )
+    return {
+        row.player_id: current(row.mu, row.sigma, row.games, row.last_played_at, now).skill.ordinal
+        for row in rows
+    }

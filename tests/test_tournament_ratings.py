@@ -1,0 +1,40 @@
+"""Tournaments read players' ratings from the ratings app: entry ranges and seeding."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from config.api_errors import ApiError
+from ratings.models import Rating
+from tests.tournament_helpers import players
+from tournaments import services
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_admits_by_rating_range_in_the_tournament_pool() -> None:
+    organiser, strong, weak, newcomer = players("ranged", 4)
+    now = timezone.now()
+    Rating.objects.create(
+        player=strong, pool="classic", mu=30, sigma=2, games=40, last_played_at=now
+    )
+    Rating.objects.create(player=weak, pool="classic", mu=20, sigma=2, games=40, last_played_at=now)
+    # A rating in another pool says nothing about this tournament's rules.
+    Rating.objects.create(
+        player=newcomer, pool="race", mu=40, sigma=1, games=90, last_played_at=now
+    )
+    tournament = services.create_tournament(
+        organiser,
+        {"name": "Top table", "rules": "classic", "format": "swiss", "rounds": 2, "min_rating": 20},
+    )
+
+    services.register(strong, tournament.pk)  # ordinal 30 - 3*2 = 24
+    for refused in (weak, newcomer):  # ordinal 14; unrated in classic
+        with pytest.raises(ApiError) as error:
+            services.register(refused, tournament.pk)
+        assert error.value.error_code == "rating_out_of_range"
+    assert services.ratings_of([strong, weak, newcomer], {"preset": "classic"}) == {
+        strong.pk: pytest.approx(24.0),
+        weak.pk: pytest.approx(14.0),
+    }
