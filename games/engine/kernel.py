@@ -335,7 +335,7 @@ class Determinizer:
     random (:meth:`deal`) many times over.
 
     Every card the viewer has not seen (not in its hand, not played this hand, not the
-    face-up card, not its own discards, kitty or swapped-away card) goes either to another
+    face-up card, not its own discards or swapped-away card) goes either to another
     seat, up to its hand size, or out of play (discards, kitty, a swapped-out card), within
     the places the view allows for it:
 
@@ -376,8 +376,8 @@ class Determinizer:
         seen = mine | played
         if view.get("face_up"):
             seen.add(idx(view["face_up"]))
-        for key in ("your_discards", "your_kitty"):
-            seen |= {idx(c) for c in view.get(key) or []}
+        # (The kitty a dealer took is in its hand, its discards, or given away since.)
+        seen |= {idx(c) for c in view.get("your_discards") or []}
         if view.get("your_swapped_card"):
             seen.add(idx(view["your_swapped_card"]))
         # allowed[card]: the places (bit seat, bit n = out of play) it may be in.
