@@ -133,9 +133,7 @@ def play_game(
     return record
 
 
-def play_deal_set(
-    bots: Sequence[str], rules: Rules, seed: str, budget: float
-) -> list[GameRecord]:
+def play_deal_set(bots: Sequence[str], rules: Rules, seed: str, budget: float) -> list[GameRecord]:
     """The game ``seed`` once per seating arrangement of ``bots``."""
     return [
         play_game(rules, seed, seats, budget, rng_seed=f"{seed}/{number}")

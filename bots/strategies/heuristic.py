@@ -268,9 +268,9 @@ def _lead(tv: TrickView, legal: list[int]) -> int:
         theirs = part(tv.unseen, trump).bit_count()
         top = trump * 13 + top_bit(mine)
         holders = sum(1 for s in others if not tv.voids[s] >> trump & 1)
-        if theirs and holders and _higher_unseen(tv, top) == 0:
-            if mine.bit_count() * holders >= theirs:
-                return _lowest_equal(tv, top)
+        drawing = theirs and holders and _higher_unseen(tv, top) == 0
+        if drawing and mine.bit_count() * holders >= theirs:
+            return _lowest_equal(tv, top)
     best: tuple[int, int] | None = None
     for suit in range(4):
         if suit == trump or not part(tv.hand, suit):
@@ -285,7 +285,11 @@ def _lead(tv: TrickView, legal: list[int]) -> int:
     if trump >= 0 and part(tv.hand, trump).bit_count() >= 2:
         for suit in range(4):
             ranks = part(tv.hand, suit)
-            if suit != trump and ranks.bit_count() == 1 and _higher_unseen(tv, 13 * suit + top_bit(ranks)):
+            if (
+                suit != trump
+                and ranks.bit_count() == 1
+                and _higher_unseen(tv, 13 * suit + top_bit(ranks))
+            ):
                 return 13 * suit + top_bit(ranks)
     sides = [s for s in range(4) if s != trump and part(tv.hand, s)]
     if not sides:
@@ -351,6 +355,31 @@ def _misere(tv: TrickView, legal: list[int]) -> int:
     return max(legal, key=lambda c: (c % 13, -_higher_unseen(tv, c)))
 
 
+def play_from(
+    me: int,
+    players: int,
+    hand: int,
+    legal_mask: int,
+    trump: int,
+    misere: bool,
+    trick: list[int],
+    leader: int,
+    unseen: int,
+    voids: list[int],
+    sizes: list[int],
+) -> int:
+    """The heuristic card (index) from a position given as masks (for playouts)."""
+    tv = TrickView(players, me, hand, trump, misere, trick, leader, unseen, voids, sizes, [], [])
+    legal = indices(legal_mask)
+    if len(legal) == 1:
+        return legal[0]
+    if misere:
+        return _misere(tv, legal)
+    if trick:
+        return _follow(tv, legal)
+    return _lead(tv, legal)
+
+
 def choose_play(view: Mapping[str, Any]) -> str:
     tv = TrickView.from_view(view)
     legal = sorted(card_index(a["card"]) for a in view["legal_actions"])
@@ -386,4 +415,3 @@ def choose_heuristic(view: Mapping[str, Any], rng: random.Random, budget: float)
     if phase == "swap":
         return choose_swap(view)
     raise ValueError(f"no heuristic for the {phase} phase")
-

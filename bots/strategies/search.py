@@ -93,7 +93,12 @@ def greedy_playout(
                             ruffed = True
                     above = m & ~((1 << (need + 1)) - 1) if need < 12 else 0
                     r = low[above] if above and not ruffed else low[m]
-            elif trump >= 0 and hs[trump] and not misere and (win_s != trump or top[hs[trump]] > win_r):
+            elif (
+                trump >= 0
+                and hs[trump]
+                and not misere
+                and (win_s != trump or top[hs[trump]] > win_r)
+            ):
                 s = trump
                 t = hs[trump]
                 r = low[t] if win_s != trump else low[t & ~((1 << (win_r + 1)) - 1)]
@@ -185,10 +190,8 @@ def exact_tricks(
                 return hit
         p = (leader + played) % n
         h = hs[p]
-        if played and h[cards[0] // 13]:
-            suits = [cards[0] // 13]
-        else:
-            suits = [s for s in range(4) if h[s]]
+        led = cards[0] // 13 if played else -1
+        suits = [led] if led >= 0 and h[led] else [s for s in range(4) if h[s]]
         moves: list[int] = []
         for s in suits:
             m = h[s]
@@ -224,3 +227,60 @@ def exact_tricks(
 
     result = value(leader, list(trick), -99, 99)
     return sign * result
+
+
+def heuristic_playout(
+    hands: Sequence[Sequence[int]],
+    trump: int,
+    leader: int,
+    trick: Sequence[int],
+    tricks: Sequence[int],
+    voids: Sequence[int],
+    out: int,
+    misere: bool = False,
+) -> list[int]:
+    """Play the hand out with every seat playing ``house:heuristic``'s card play from what
+    it would know (its own hand, the cards played, the voids shown; ``out`` are the cards
+    out of play, unseen by all) and return the final tricks per seat."""
+    from bots.strategies.heuristic import play_from
+
+    n = len(hands)
+    held = [sum(m << (13 * s) for s, m in enumerate(h)) for h in hands]
+    void = list(voids)
+    won = list(tricks)
+    cards = list(trick)
+    while True:
+        if len(cards) == n:
+            best, top = 0, cards[0]
+            for i in range(1, n):
+                c = cards[i]
+                if c // 13 == top // 13:
+                    if c > top:
+                        best, top = i, c
+                elif c // 13 == trump:
+                    best, top = i, c
+            leader = (leader + best) % n
+            won[leader] += 1
+            cards = []
+            if not held[leader]:
+                return won
+        p = (leader + len(cards)) % n
+        hand = held[p]
+        legal = hand
+        if cards:
+            led = cards[0] // 13
+            suited = hand & (0x1FFF << (13 * led))
+            if suited:
+                legal = suited
+            else:
+                void[p] |= 1 << led
+        unseen = out
+        for q in range(n):
+            if q != p:
+                unseen |= held[q]
+        card = play_from(
+            p, n, hand, legal, trump, misere, cards, leader, unseen, void,
+            [h.bit_count() for h in held],
+        )  # fmt: skip
+        held[p] = hand & ~(1 << card)
+        cards.append(card)

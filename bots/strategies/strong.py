@@ -20,13 +20,20 @@ from typing import Any
 
 from bots.strategies.heuristic import choose_heuristic, choose_play
 from bots.strategies.knowledge import SUIT_OF_CALL, card_index, names
-from bots.strategies.search import exact_tricks, greedy_playout
-from games.engine.kernel import Determinizer
+from bots.strategies.search import exact_tricks, greedy_playout, heuristic_playout
+from games.engine import Rules
+from games.engine.kernel import Determinizer, known_voids
 
 #: Exact search once at most this many cards are left in all hands together.
 ENDGAME_CARDS = 12
 #: Playouts per candidate card per deal (more of them evens out a deal's randomness).
 PLAYOUTS_PER_DEAL = 1
+#: A cap on the deals per decision (None: the time budget alone decides); for experiments
+#: that must not depend on the machine's load.
+MAX_DEALS: int | None = None
+#: The playout policy: "greedy" (fast, sees all hands) or "heuristic" (house:heuristic's
+#: card play for every seat, from what each would know).
+ROLLOUT = "greedy"
 
 
 def choose_strong(view: Mapping[str, Any], rng: random.Random, budget: float) -> dict[str, Any]:
@@ -41,8 +48,17 @@ def choose_strong(view: Mapping[str, Any], rng: random.Random, budget: float) ->
 
 
 def search_play(
-    view: Mapping[str, Any], legal: list[int], rng: random.Random, budget: float
+    view: Mapping[str, Any],
+    legal: list[int],
+    rng: random.Random,
+    budget: float,
+    max_deals: int | None = None,
 ) -> int:
+    """The card (index) to play among ``legal``: the best average over random deals of
+    the unseen cards, searched for ``budget`` seconds, or over exactly ``max_deals`` deals
+    if given (the budget is then ignored: a decision that does not depend on the speed
+    of the machine)."""
+    max_deals = MAX_DEALS if max_deals is None else max_deals
     start = time.perf_counter()
     deadline = start + budget
     me: int = view["your_seat"]
@@ -53,18 +69,33 @@ def search_play(
     leader: int = view["current_trick"][0]["seat"] if current else view["to_act"][0]
     tricks: list[int] = list(view["tricks"])
     determinizer = Determinizer(view)
+    voids = known_voids(view)
+    deck = Rules.from_dict(view["rules"]).deck
+    played = 0
+    for t in view["trick_history"]:
+        for c in t["cards"]:
+            played |= 1 << card_index(c)
+    for c in current:
+        played |= 1 << c
     exact = sum(view["hand_cards_left"]) <= ENDGAME_CARDS
     totals = dict.fromkeys(legal, 0)
     deals = 0
     while True:
         masks = determinizer.deal(rng)
         hands = [[(mask >> (13 * s)) & 0x1FFF for s in range(4)] for mask in masks]
+        out = deck & ~played
+        for mask in masks:
+            out &= ~mask
         for card in legal:
             suit, rank = divmod(card, 13)
             hands[me][suit] ^= 1 << rank
             trick = [*current, card]
             if exact:
                 totals[card] += exact_tricks(hands, trump, leader, trick, me, misere)
+            elif ROLLOUT == "heuristic":
+                totals[card] += heuristic_playout(
+                    hands, trump, leader, trick, tricks, voids, out | 1 << card, misere
+                )[me]
             else:
                 for _ in range(PLAYOUTS_PER_DEAL):
                     totals[card] += greedy_playout(
@@ -72,11 +103,10 @@ def search_play(
                     )[me]
             hands[me][suit] ^= 1 << rank
         deals += 1
-        if time.perf_counter() >= deadline:
+        if time.perf_counter() >= deadline if max_deals is None else deals >= max_deals:
             break
-        if exact and deals >= 64:
+        if exact and deals >= 64 and max_deals is None:
             break  # the search is exact per deal: more deals add little
     sign = -1 if misere else 1
     preferred = card_index(choose_play(view))
     return max(legal, key=lambda c: (sign * totals[c], c == preferred))
-

@@ -71,9 +71,7 @@ class Command(BaseCommand):
         out("")
         out("pairwise (A - B)")
         for (a, b), interval in result.differences().items():
-            out(
-                f"{a} - {b}: {interval.mean:+.3f}   [{interval.low:+.3f}, {interval.high:+.3f}]"
-            )
+            out(f"{a} - {b}: {interval.mean:+.3f}   [{interval.low:+.3f}, {interval.high:+.3f}]")
         out("")
         out(
             "CI: the deal sets are the independent units; per set, each bot's mean diff per "
