@@ -22,9 +22,10 @@ what it knows, build a kernel and play random playouts from it::
         after.play(card)
         total = sum(after.random_playout(rng)[seat] for _ in range(200))
 
-(:func:`random_hands` deals the cards the seat cannot see at random among the other seats,
-respecting hand sizes, known voids and the cards it knows are where; a bot may use its own
-inference instead. :meth:`PlayoutState.from_game` does the same from a
+(:func:`random_hands` deals the cards the seat cannot see at random among the other seats
+and out of play, within every fact the view gives -- hand sizes, voids shown, exchanged,
+returned, disclosed and swapped cards; see :class:`Determinizer`, which parses the view
+once for many deals; a bot may add its own inference. :meth:`PlayoutState.from_game` does the same from a
 :class:`~games.engine.Game` and, without ``hands``, uses the true hands -- for tests and
 analysis.)
 :meth:`PlayoutState.random_playout` does not change the state: it plays every remaining card
