@@ -3,6 +3,11 @@
 No Django here. A strategy sees exactly what ``Game.view(seat)`` shows that seat (the same
 dict the API sends the player), never the full game state, so a house bot can know no more
 than a human in its seat.
+
+- ``random`` (:mod:`.random_bot`): a uniformly random legal action;
+- ``heuristic`` (:mod:`.heuristic`): rules of thumb for every phase, well under 5 ms a move;
+- ``strong`` (:mod:`.strong`): determinized search over the engine's playout kernel within
+  the time budget, for card play; the heuristic elsewhere.
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from bots.strategies.heuristic import choose_heuristic
 from bots.strategies.random_bot import choose_random
+from bots.strategies.strong import choose_strong
 
 #: A strategy: (seated view, random source, time budget in seconds) -> action dict as
 #: ``Game.apply_dict`` takes it.
@@ -19,6 +26,8 @@ Strategy = Callable[[Mapping[str, Any], random.Random, float], dict[str, Any]]
 
 STRATEGIES: dict[str, Strategy] = {
     "random": choose_random,
+    "heuristic": choose_heuristic,
+    "strong": choose_strong,
 }
 
 #: Default thinking time per decision for strategies that search (API ``house:strong``).

@@ -1,0 +1,286 @@
+"""Perfect-information trick play for ``house:strong``: fast greedy playouts and an exact
+search of the last tricks, on one determinization (every hand known).
+
+Positions use :class:`games.engine.kernel.PlayoutState`'s layout: ``hands[seat][suit]`` is
+a 13-bit rank mask, ``trick`` the card indices (``suit * 13 + rank``) of the trick in
+progress led by ``leader``, ``trump`` -1 for none.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+_LOW: tuple[int, ...] = tuple((m & -m).bit_length() - 1 for m in range(1 << 13))
+_TOP: tuple[int, ...] = tuple(m.bit_length() - 1 for m in range(1 << 13))
+
+
+def greedy_playout(
+    hands: Sequence[Sequence[int]],
+    trump: int,
+    leader: int,
+    trick: Sequence[int],
+    tricks: Sequence[int],
+    rng: random.Random,
+    misere: bool = False,
+) -> list[int]:
+    """Play the hand out with every seat following simple greedy rules (seeing all hands)
+    and return the final tricks per seat. Nothing passed in is changed.
+
+    Normal play: lead a sure winner if any (the top card of a suit nobody can beat or
+    ruff), else the lowest card of a random suit (side suits first); follow by winning as
+    cheaply as still stands against the players after, else play low; void: ruff as low as
+    wins, else throw the lowest side card. Misère (``misere``, no trump): lead low, duck
+    under the winning card with the highest card that stays under it, else shed high.
+    """
+    rand = rng.random
+    low, top = _LOW, _TOP
+    n = len(hands)
+    hs_all = [list(h) for h in hands]
+    won = list(tricks)
+    cards = list(trick)
+    left = sum(m.bit_count() for m in hs_all[(leader + len(cards)) % n])
+    if not cards and left == 0:
+        return won
+    # State of the trick in progress.
+    led = win_s = win_r = -1
+    winner = leader
+    for i, c in enumerate(cards):
+        s, r = divmod(c, 13)
+        if i == 0:
+            led, win_s, win_r, winner = s, s, r, leader
+        elif (s == win_s and r > win_r) or (s == trump and win_s != trump):
+            win_s, win_r, winner = s, r, (leader + i) % n
+    played = len(cards)
+    while True:
+        if played == n:
+            won[winner] += 1
+            leader = winner
+            played = 0
+            if not any(hs_all[leader]):
+                return won
+        p = (leader + played) % n
+        hs = hs_all[p]
+        if played == 0:
+            s, r = _lead(hs_all, p, trump, misere, rand)
+            led, win_s, win_r, winner = s, s, r, p
+        else:
+            m = hs[led]
+            last = played == n - 1
+            if m:
+                s = led
+                if misere:
+                    under = m & ((1 << win_r) - 1) if win_s == led else 0
+                    if under:
+                        r = top[under]
+                    elif last:
+                        r = top[m]
+                    else:
+                        r = low[m]
+                elif win_s != led or top[m] < win_r:
+                    r = low[m]
+                elif last:
+                    r = low[m & ~((1 << (win_r + 1)) - 1)]
+                else:
+                    # The highest card the players still to come may follow with.
+                    need = win_r
+                    ruffed = False
+                    for k in range(played + 1, n):
+                        q = hs_all[(leader + k) % n]
+                        if q[led]:
+                            need = max(need, top[q[led]])
+                        elif trump >= 0 and q[trump]:
+                            ruffed = True
+                    above = m & ~((1 << (need + 1)) - 1) if need < 12 else 0
+                    r = low[above] if above and not ruffed else low[m]
+            elif (
+                trump >= 0
+                and hs[trump]
+                and not misere
+                and (win_s != trump or top[hs[trump]] > win_r)
+            ):
+                s = trump
+                t = hs[trump]
+                r = low[t] if win_s != trump else low[t & ~((1 << (win_r + 1)) - 1)]
+            elif misere:
+                s = max((x for x in range(4) if hs[x]), key=lambda x: top[hs[x]])
+                r = top[hs[s]]
+            else:
+                s, r = -1, 99
+                for x in range(4):
+                    if hs[x] and x != trump and low[hs[x]] < r:
+                        s, r = x, low[hs[x]]
+                if s < 0:
+                    s = trump
+                    r = low[hs[s]]
+            if (s == win_s and r > win_r) or (s == trump and win_s != trump):
+                win_s, win_r, winner = s, r, p
+        hs[s] ^= 1 << r
+        played += 1
+
+
+def _lead(
+    hands: list[list[int]], p: int, trump: int, misere: bool, rand: object
+) -> tuple[int, int]:
+    hs = hands[p]
+    suits = [s for s in range(4) if hs[s]]
+    assert callable(rand)
+    if misere:
+        s = suits[int(rand() * len(suits))]
+        return s, _LOW[hs[s]]
+    n = len(hands)
+    for s in suits:
+        mine = _TOP[hs[s]]
+        sure = True
+        for k in range(1, n):
+            q = hands[(p + k) % n]
+            if q[s]:
+                if _TOP[q[s]] > mine:
+                    sure = False
+                    break
+            elif trump >= 0 and s != trump and q[trump]:
+                sure = False
+                break
+        if sure:
+            return s, mine
+    sides = [s for s in suits if s != trump] or suits
+    s = sides[int(rand() * len(sides))]
+    return s, _LOW[hs[s]]
+
+
+def exact_tricks(
+    hands: Sequence[Sequence[int]],
+    trump: int,
+    leader: int,
+    trick: Sequence[int],
+    me: int,
+    misere: bool = False,
+) -> int:
+    """The tricks ``me`` wins from here (not counting those already won) when it plays
+    best and the others play against it (paranoid search: they take the tricks it does not;
+    at misère the others try to make it take tricks)."""
+    n = len(hands)
+    hs = [list(h) for h in hands]
+    memo: dict[tuple[object, ...], int] = {}
+    sign = -1 if misere else 1
+
+    def value(leader: int, cards: list[int], alpha: int, beta: int) -> int:
+        # Returns sign * (tricks of me from here), maximised by me and minimised by others.
+        played = len(cards)
+        if played == n:
+            best_pos = 0
+            top_c = cards[0]
+            for i in range(1, n):
+                c = cards[i]
+                if c // 13 == top_c // 13:
+                    if c > top_c:
+                        best_pos, top_c = i, c
+                elif c // 13 == trump:
+                    best_pos, top_c = i, c
+            w = (leader + best_pos) % n
+            gained = sign if w == me else 0
+            if not any(hs[w]):
+                return gained
+            return gained + value(w, [], alpha - gained, beta - gained)
+        key: tuple[object, ...] | None = None
+        if played == 0:
+            key = (leader, *(tuple(h) for h in hs))
+            hit = memo.get(key)
+            if hit is not None:
+                return hit
+        p = (leader + played) % n
+        h = hs[p]
+        led = cards[0] // 13 if played else -1
+        suits = [led] if led >= 0 and h[led] else [s for s in range(4) if h[s]]
+        moves: list[int] = []
+        for s in suits:
+            m = h[s]
+            prev = -2
+            for r in range(12, -1, -1):
+                if m >> r & 1:
+                    # Of touching cards in one hand, trying one is enough.
+                    if prev != r + 1:
+                        moves.append(s * 13 + r)
+                    prev = r
+        maximise = p == me
+        best = -99 if maximise else 99
+        for c in moves:
+            s, r = divmod(c, 13)
+            h[s] ^= 1 << r
+            cards.append(c)
+            v = value(leader, cards, alpha, beta)
+            cards.pop()
+            h[s] ^= 1 << r
+            if maximise:
+                if v > best:
+                    best = v
+                alpha = max(alpha, v)
+            else:
+                if v < best:
+                    best = v
+                beta = min(beta, v)
+            if alpha >= beta:
+                break
+        if key is not None and alpha < best < beta:
+            memo[key] = best
+        return best
+
+    result = value(leader, list(trick), -99, 99)
+    return sign * result
+
+
+def heuristic_playout(
+    hands: Sequence[Sequence[int]],
+    trump: int,
+    leader: int,
+    trick: Sequence[int],
+    tricks: Sequence[int],
+    voids: Sequence[int],
+    out: int,
+    misere: bool = False,
+) -> list[int]:
+    """Play the hand out with every seat playing ``house:heuristic``'s card play from what
+    it would know (its own hand, the cards played, the voids shown; ``out`` are the cards
+    out of play, unseen by all) and return the final tricks per seat."""
+    from bots.strategies.heuristic import play_from
+
+    n = len(hands)
+    held = [sum(m << (13 * s) for s, m in enumerate(h)) for h in hands]
+    void = list(voids)
+    won = list(tricks)
+    cards = list(trick)
+    while True:
+        if len(cards) == n:
+            best, top = 0, cards[0]
+            for i in range(1, n):
+                c = cards[i]
+                if c // 13 == top // 13:
+                    if c > top:
+                        best, top = i, c
+                elif c // 13 == trump:
+                    best, top = i, c
+            leader = (leader + best) % n
+            won[leader] += 1
+            cards = []
+            if not held[leader]:
+                return won
+        p = (leader + len(cards)) % n
+        hand = held[p]
+        legal = hand
+        if cards:
+            led = cards[0] // 13
+            suited = hand & (0x1FFF << (13 * led))
+            if suited:
+                legal = suited
+            else:
+                void[p] |= 1 << led
+        unseen = out
+        for q in range(n):
+            if q != p:
+                unseen |= held[q]
+        card = play_from(
+            p, n, hand, legal, trump, misere, cards, leader, unseen, void,
+            [h.bit_count() for h in held],
+        )  # fmt: skip
+        held[p] = hand & ~(1 << card)
+        cards.append(card)
