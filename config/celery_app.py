@@ -1,5 +1,6 @@
 """The Celery application. Workers and beat are started with ``celery -A config ...``."""
 
+import contextlib
 import os
 from typing import Any
 
@@ -22,4 +23,6 @@ def _leave_the_worker_process_group(**_: Any) -> None:
     process waiting for them until it is SIGKILLed; out of the group, they are stopped by
     the main process instead, after their current task.
     """
-    os.setpgid(0, 0)
+    # A solo pool runs this in the main process, which may lead its own session already.
+    with contextlib.suppress(PermissionError):
+        os.setpgid(0, 0)
