@@ -43,7 +43,7 @@ def test_it_prints_each_bot_with_a_confidence_interval() -> None:
         mean, low, high = (float(g) for g in match.groups())
         assert low <= mean <= high
         means[bot] = mean
-    assert abs(sum(means.values())) < 1e-6  # every hand's diffs sum to zero
+    assert abs(sum(means.values())) < 0.002  # every hand's diffs sum to zero (3 decimals shown)
     assert re.search(rf"^house:strong - house:heuristic: {number}\s+\[", text, re.M)
     assert "t(0.975, sets-1)" in text
 

@@ -284,3 +284,56 @@ def heuristic_playout(
         )  # fmt: skip
         held[p] = hand & ~(1 << card)
         cards.append(card)
+
+
+def surprise(
+    hands: Sequence[int],
+    trump: int,
+    misere: bool,
+    plays: Sequence[tuple[int, int]],
+    leaders: Sequence[int],
+    out: int,
+    me: int,
+    limit: int = 1 << 30,
+) -> int:
+    """How many of the other seats' plays so far in this hand ``house:heuristic`` would not
+    have made had the seats held ``hands`` (card masks now) -- a measure of how well a
+    determinization fits the play seen. ``plays`` are ``(seat, card)`` in order, ``leaders``
+    the leader of each trick. Counting stops above ``limit``."""
+    from bots.strategies.heuristic import play_from
+
+    n = len(hands)
+    held = list(hands)
+    for seat, card in plays:
+        held[seat] |= 1 << card
+    voids = [0] * n
+    misses = 0
+    trick: list[int] = []
+    for number, (seat, card) in enumerate(plays):
+        if number % n == 0:
+            trick = []
+        hand = held[seat]
+        legal = hand
+        if trick:
+            led = trick[0] // 13
+            suited = hand & (0x1FFF << (13 * led))
+            if suited:
+                legal = suited
+        if seat != me and legal & (legal - 1):
+            unseen = out
+            for q in range(n):
+                if q != seat:
+                    unseen |= held[q]
+            choice = play_from(
+                seat, n, hand, legal, trump, misere, trick, leaders[number // n], unseen,
+                voids, [h.bit_count() for h in held],
+            )  # fmt: skip
+            if choice != card:
+                misses += 1
+                if misses > limit:
+                    return misses
+        if trick and card // 13 != trick[0] // 13:
+            voids[seat] |= 1 << (trick[0] // 13)
+        held[seat] = hand & ~(1 << card)
+        trick.append(card)
+    return misses

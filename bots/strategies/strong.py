@@ -1,50 +1,116 @@
-"""``house:strong``: determinized search (perfect-information Monte Carlo) for card play.
+"""``house:strong``: determinized search (perfect-information Monte Carlo) over the engine.
 
-For each play decision, until the time budget runs out, it deals the cards it cannot see
-at random within everything its view tells (:class:`games.engine.kernel.Determinizer`:
-hand sizes, voids shown, exchanged and returned cards, disclosed kitty cards, the swap),
-and on that deal scores every legal card by the tricks it ends the hand with: a greedy
-playout (:func:`.search.greedy_playout`) after the card, or, once few cards are left, an
-exact search (:func:`.search.exact_tricks`). Every card is scored on the same deals; it
-plays the best average -- most tricks, i.e. the best (tricks - target), or fewest at
-misère. Ties go to the heuristic's card. Bids, calls, discards, gives and swaps are the
-heuristic's.
+**Card play.** Until the time budget runs out it deals the cards it cannot see at random
+within everything its view tells (:class:`games.engine.kernel.Determinizer`: hand sizes,
+voids shown, exchanged and returned cards, disclosed kitty cards, the swap), and on each
+such deal scores every legal card by the tricks it ends the hand with: a playout after the
+card in which every seat plays ``house:heuristic``'s card play from what that seat would
+know (:func:`.search.heuristic_playout`), or, once few cards are left, an exact search
+(:func:`.search.exact_tricks`, the others playing against it). Every card is scored on
+the same deals. The deals are filtered by what the others played: of ``INFER`` random deals
+it keeps the one in whose hands ``house:heuristic`` would have made the most of the
+others' plays seen so far in this hand (:func:`.search.surprise`) -- a model of the
+opponents that only re-weighs what the view allows. A card that falls clearly behind the
+best one (paired over the deals so far) stops being searched, leaving the time to the
+contenders. It plays the best average: most tricks, i.e. the best (tricks - target), or
+fewest at misère. Ties go to the heuristic's card.
+
+**Trump.** As dealer naming a suit, it scores each suit the same way: on random deals of
+the unseen cards (the kitty included), it discards and takes the kitty as the heuristic
+would with that trump, then plays the hand out by heuristic playouts; it names the suit
+with the most tricks on average. (In ``calls``, ``9-5-2-tallyn`` and while an exchange is
+still to come after trump, it names the heuristic's call.)
+
+Bids, discards, gives and swaps are the heuristic's.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Mapping
 from typing import Any
 
-from bots.strategies.heuristic import choose_heuristic, choose_play
-from bots.strategies.knowledge import SUIT_OF_CALL, card_index, names
-from bots.strategies.search import exact_tricks, greedy_playout, heuristic_playout
+from bots.strategies.heuristic import (
+    choose_heuristic,
+    choose_play,
+    estimate_tricks,
+    least_useful,
+)
+from bots.strategies.knowledge import SUIT_OF_CALL, card_index, mask_of, names
+from bots.strategies.search import exact_tricks, greedy_playout, heuristic_playout, surprise
 from games.engine import Rules
 from games.engine.kernel import Determinizer, known_voids
 
 #: Exact search once at most this many cards are left in all hands together.
 ENDGAME_CARDS = 12
-#: Playouts per candidate card per deal (more of them evens out a deal's randomness).
-PLAYOUTS_PER_DEAL = 1
 #: A cap on the deals per decision (None: the time budget alone decides); for experiments
 #: that must not depend on the machine's load.
 MAX_DEALS: int | None = None
-#: The playout policy: "greedy" (fast, sees all hands) or "heuristic" (house:heuristic's
-#: card play for every seat, from what each would know).
-ROLLOUT = "greedy"
+#: The playout policy: "heuristic" (house:heuristic's card play for every seat, from what
+#: each would know) or "greedy" (faster, every seat seeing all hands).
+ROLLOUT = "heuristic"
+#: A card is dropped once it trails the best by this many standard errors (paired).
+PRUNE_SE = 3.0
+PRUNE_MIN_DEALS = 8
+#: Deals drawn per deal searched: the one whose hands best explain the others' plays so
+#: far (as house:heuristic would have played them) is kept. 1: no such inference.
+INFER = 16
 
 
 def choose_strong(view: Mapping[str, Any], rng: random.Random, budget: float) -> dict[str, Any]:
     """The strong action for a seated view, thinking about ``budget`` seconds at most
-    (a play with one legal card, and other phases, are immediate)."""
-    if view["phase"] != "play":
+    (a play with one legal card, and phases it leaves to the heuristic, are immediate)."""
+    phase = view["phase"]
+    if phase == "trump":
+        suit = search_trump(view, rng, budget)
+        if suit is not None:
+            return {"type": "trump", "suit": suit}
+    if phase != "play":
         return choose_heuristic(view, rng, budget)
     legal = [card_index(a["card"]) for a in view["legal_actions"]]
     if len(legal) == 1:
         return {"type": "play", "card": names(1 << legal[0])[0]}
     return {"type": "play", "card": names(1 << search_play(view, legal, rng, budget))[0]}
+
+
+class _Scores:
+    """Per candidate, its score on each deal so far; paired pruning of the clear losers."""
+
+    def __init__(self, candidates: list[Any]) -> None:
+        self.values: dict[Any, list[int]] = {c: [] for c in candidates}
+        self.alive = list(candidates)
+
+    def add(self, candidate: Any, value: int) -> None:
+        self.values[candidate].append(value)
+
+    def prune(self, sign: int) -> None:
+        """Drop candidates clearly worse than the best (over the deals all have seen)."""
+        deals = min(len(self.values[c]) for c in self.alive)
+        if deals < PRUNE_MIN_DEALS or len(self.alive) < 2:
+            return
+        best = max(self.alive, key=lambda c: sign * sum(self.values[c][:deals]))
+        keep = []
+        for c in self.alive:
+            if c == best:
+                keep.append(c)
+                continue
+            d = [sign * (a - b) for a, b in zip(self.values[best], self.values[c], strict=False)]
+            d = d[:deals]
+            mean = sum(d) / deals
+            var = sum((x - mean) ** 2 for x in d) / (deals - 1)
+            se = math.sqrt(var / deals) if var > 0 else 0.0
+            if mean <= 0 or mean < PRUNE_SE * se or (se == 0 and mean < 0.5):
+                keep.append(c)
+        self.alive = keep
+
+    def best(self, sign: int, preferred: Any) -> Any:
+        def mean(c: Any) -> float:
+            v = self.values[c]
+            return sum(v) / len(v) if v else -math.inf
+
+        return max(self.alive, key=lambda c: (sign * mean(c), c == preferred))
 
 
 def search_play(
@@ -59,12 +125,12 @@ def search_play(
     if given (the budget is then ignored: a decision that does not depend on the speed
     of the machine)."""
     max_deals = MAX_DEALS if max_deals is None else max_deals
-    start = time.perf_counter()
-    deadline = start + budget
+    deadline = time.perf_counter() + budget
     me: int = view["your_seat"]
     call = view.get("trump") or ""
     trump = SUIT_OF_CALL.get(call, -1)
     misere = call == "MIZ"
+    sign = -1 if misere else 1
     current = [card_index(t["card"]) for t in view["current_trick"]]
     leader: int = view["current_trick"][0]["seat"] if current else view["to_act"][0]
     tricks: list[int] = list(view["tricks"])
@@ -73,40 +139,128 @@ def search_play(
     deck = Rules.from_dict(view["rules"]).deck
     played = 0
     for t in view["trick_history"]:
-        for c in t["cards"]:
-            played |= 1 << card_index(c)
+        played |= mask_of(t["cards"])
     for c in current:
         played |= 1 << c
     exact = sum(view["hand_cards_left"]) <= ENDGAME_CARDS
-    totals = dict.fromkeys(legal, 0)
+    n = len(view["hand_cards_left"])
+    plays: list[tuple[int, int]] = []
+    leaders: list[int] = []
+    for t in [*view["trick_history"], {"leader": leader, "cards": []}]:
+        leaders.append(t["leader"])
+        plays.extend(((t["leader"] + i) % n, card_index(c)) for i, c in enumerate(t["cards"]))
+    plays.extend(((leader + i) % n, c) for i, c in enumerate(current))
+    scores = _Scores(legal)
     deals = 0
     while True:
         masks = determinizer.deal(rng)
+        if INFER > 1 and plays:
+            best = None
+            for _ in range(INFER):
+                rest = deck & ~played
+                for mask in masks:
+                    rest &= ~mask
+                limit = best[0] - 1 if best is not None else 1 << 30
+                misses = surprise(masks, trump, misere, plays, leaders, rest, me, limit)
+                if best is None or misses < best[0]:
+                    best = (misses, masks)
+                if misses == 0:
+                    break
+                masks = determinizer.deal(rng)
+            masks = best[1]
         hands = [[(mask >> (13 * s)) & 0x1FFF for s in range(4)] for mask in masks]
         out = deck & ~played
         for mask in masks:
             out &= ~mask
-        for card in legal:
+        for card in scores.alive:
             suit, rank = divmod(card, 13)
             hands[me][suit] ^= 1 << rank
             trick = [*current, card]
             if exact:
-                totals[card] += exact_tricks(hands, trump, leader, trick, me, misere)
+                value = exact_tricks(hands, trump, leader, trick, me, misere)
             elif ROLLOUT == "heuristic":
-                totals[card] += heuristic_playout(
+                value = heuristic_playout(
                     hands, trump, leader, trick, tricks, voids, out | 1 << card, misere
                 )[me]
             else:
-                for _ in range(PLAYOUTS_PER_DEAL):
-                    totals[card] += greedy_playout(
-                        hands, trump, leader, trick, tricks, rng, misere
-                    )[me]
+                value = greedy_playout(hands, trump, leader, trick, tricks, rng, misere)[me]
+            scores.add(card, value)
             hands[me][suit] ^= 1 << rank
         deals += 1
         if time.perf_counter() >= deadline if max_deals is None else deals >= max_deals:
             break
         if exact and deals >= 64 and max_deals is None:
             break  # the search is exact per deal: more deals add little
-    sign = -1 if misere else 1
-    preferred = card_index(choose_play(view))
-    return max(legal, key=lambda c: (sign * totals[c], c == preferred))
+        if deals % 4 == 0:
+            scores.prune(sign)
+            if len(scores.alive) == 1 and max_deals is None:
+                break
+    return int(scores.best(sign, card_index(choose_play(view))))
+
+
+def search_trump(
+    view: Mapping[str, Any],
+    rng: random.Random,
+    budget: float,
+    max_deals: int | None = None,
+) -> str | None:
+    """The trump suit that does best on random deals (see the module doc), or ``None``
+    where the strong bot leaves the call to the heuristic."""
+    rules = Rules.from_dict(view["rules"])
+    allowed = [a["suit"] for a in view["legal_actions"]]
+    pending = any(not b["done"] for b in view["exchange"])
+    if rules.calls or rules.sequence == "tallyn" or pending or allowed != ["C", "D", "H", "S"]:
+        return None
+    if rules.kitty not in ("dealer", "none") or (rules.kitty == "dealer" and view["discarded"]):
+        return None
+    max_deals = MAX_DEALS if max_deals is None else max_deals
+    deadline = time.perf_counter() + budget
+    me: int = view["your_seat"]
+    n = rules.players
+    hand = mask_of(view["your_hand"])
+    kitty = rules.kitty == "dealer"
+    take_first = rules.kitty_order == "take_then_discard"
+    k = rules.kitty_size
+    determinizer = Determinizer(view)
+    suits = list(range(4))
+    scores = _Scores(suits)
+    deals = 0
+    while True:
+        masks = determinizer.deal(rng)
+        # Before the dealer's discard the only cards out of play are the kitty.
+        kitty_cards = rules.deck
+        for mask in masks:
+            kitty_cards &= ~mask
+        for trump in scores.alive:
+            mine = hand
+            discards = 0
+            if kitty:
+
+                def value(h: int, t: int = trump) -> float:
+                    return estimate_tricks(h, t)
+
+                if take_first:
+                    mine |= kitty_cards
+                    discards = least_useful(mine, k, value)
+                else:
+                    discards = least_useful(mine, k, value)
+                    mine = (mine & ~discards) | kitty_cards
+                mine &= ~discards
+            hands = [[(m >> (13 * s)) & 0x1FFF for s in range(4)] for m in masks]
+            hands[me] = [(mine >> (13 * s)) & 0x1FFF for s in range(4)]
+            tricks = [0] * n
+            if rules.discard_trick:
+                tricks[me] += 1
+            result = heuristic_playout(
+                hands, trump, (view["dealer"] + 1) % n, [], tricks, [0] * n, discards
+            )
+            scores.add(trump, result[me])
+        deals += 1
+        if time.perf_counter() >= deadline if max_deals is None else deals >= max_deals:
+            break
+        if deals % 4 == 0:
+            scores.prune(1)
+            if len(scores.alive) == 1 and max_deals is None:
+                break
+    preferred = max(suits, key=lambda s: estimate_tricks(hand, s))
+    return "CDHS"[scores.best(1, preferred)]

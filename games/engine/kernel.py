@@ -25,9 +25,9 @@ what it knows, build a kernel and play random playouts from it::
 (:func:`random_hands` deals the cards the seat cannot see at random among the other seats
 and out of play, within every fact the view gives -- hand sizes, voids shown, exchanged,
 returned, disclosed and swapped cards; see :class:`Determinizer`, which parses the view
-once for many deals; a bot may add its own inference. :meth:`PlayoutState.from_game` does the same from a
-:class:`~games.engine.Game` and, without ``hands``, uses the true hands -- for tests and
-analysis.)
+once for many deals; a bot may add its own inference. :meth:`PlayoutState.from_game`
+does the same from a :class:`~games.engine.Game` and, without ``hands``, uses the true
+hands -- for tests and analysis.)
 :meth:`PlayoutState.random_playout` does not change the state: it plays every remaining card
 at random (each legal card equally likely) on a copy and returns the final tricks per seat
 (including tricks already won, and 3-5-9's discard trick).
