@@ -23,8 +23,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from config.api_errors import ApiError
-from games import realtime, signals
+from games import background, realtime, signals
 from games.auth import BOT_SCOPES, HUMAN_SCOPES, issue_token
+from games.batch import write_change
 from games.engine import Game as Engine
 from games.engine import IllegalAction, Rules, RulesError
 from games.engine.events import Event
@@ -288,7 +289,7 @@ def start_game(table: Table) -> Game:
     _store_events(game, opening)
     for player_id in set(players.values()):
         _message(player_id, "game_start", {"game": game.pk, "table": table.pk})
-    _announce_turn(game, engine)
+    PlayerMessage.objects.bulk_create(_announce_turn(game, engine))
     game.save(update_fields=["last_seq", "version"])
     _publish_on_commit(game, players.values())
     _schedule_timer(game)
@@ -411,9 +412,13 @@ def _apply(game: Game, engine: Engine, seat: int, action: Mapping[str, Any]) -> 
 
 
 def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
-    """Store the engine's new state, the events and the stream messages; announce on commit."""
+    """Store the engine's new state, the events and the stream messages; announce on commit.
+
+    Only the streams that got a message are woken (and the game's long polls): waking every
+    seat's stream made each move cost a database look per seat.
+    """
     players = game.acting_players()
-    _store_events(game, events)
+    event_rows = _event_rows(game, events)
     game.state = engine.to_json()
     game.version += 1
     game.phase = engine.phase
@@ -421,12 +426,13 @@ def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
     game.to_act = engine.to_act()
     game.deadline = _deadline(game.move_seconds, engine)
     finished = engine.is_stopped()
+    turn_messages: list[PlayerMessage] = []
     if finished:
         _finish(game, engine)
     else:
-        _announce_turn(game, engine)
-    game.save(update_fields=CHANGING_FIELDS)
-    _publish_on_commit(game, players.values())
+        turn_messages = _announce_turn(game, engine)
+    write_change(game, CHANGING_FIELDS, [*event_rows, *turn_messages])
+    _publish_on_commit(game, players.values() if finished else {m.player_id for m in turn_messages})
     _schedule_timer(game)
 
 
@@ -489,6 +495,11 @@ def ranks_with_absent_last(ranks: Iterable[int], absent: set[int]) -> list[int]:
 
 
 def _store_events(game: Game, events: Iterable[Event]) -> None:
+    GameEvent.objects.bulk_create(_event_rows(game, events))
+
+
+def _event_rows(game: Game, events: Iterable[Event]) -> list[GameEvent]:
+    """The rows of ``events``, numbered on from the game's ``last_seq`` (not saved yet)."""
     now = timezone.now()
     rows = []
     for event in events:
@@ -504,19 +515,23 @@ def _store_events(game: Game, events: Iterable[Event]) -> None:
                 seat_mask=sum(1 << s for s in (event.visibility or ())),
             )
         )
-    GameEvent.objects.bulk_create(rows)
+    return rows
 
 
 def _message(player_id: int, kind: str, payload: dict[str, Any]) -> None:
     PlayerMessage.objects.create(player_id=player_id, type=kind, payload=payload)
 
 
-def _announce_turn(game: Game, engine: Engine) -> None:
+def _announce_turn(game: Game, engine: Engine) -> list[PlayerMessage]:
+    """The ``your_turn`` stream messages of the seats to act (for the caller to save), and
+    ``turn_started`` for each of them on commit."""
+    messages = []
     for seat in engine.to_act():
         player_id, username, is_bot = game.acting_identity(seat)
         if not username.startswith(HOUSE_BOT_PREFIX):  # house bots read no stream
             line = your_turn_line(game, engine, seat)
-            _message(player_id, "your_turn", {k: v for k, v in line.items() if k != "type"})
+            payload = {k: v for k, v in line.items() if k != "type"}
+            messages.append(PlayerMessage(player_id=player_id, type="your_turn", payload=payload))
         # robust: the move is committed; a receiver that cannot enqueue its work (broker
         # down) is logged, and the move timer or the sweep still moves the game on.
         transaction.on_commit(
@@ -531,6 +546,7 @@ def _announce_turn(game: Game, engine: Engine) -> None:
                 version=game.version,
             )
         )
+    return messages
 
 
 def _schedule_timer(game: Game) -> None:
@@ -553,7 +569,9 @@ def _schedule_timer(game: Game) -> None:
             expires=deadline + timedelta(seconds=settings.MOVE_TIMER_EXPIRES_AFTER),
         )
 
-    transaction.on_commit(send, robust=True)
+    # Off the request's thread: the enqueue costs about a millisecond of CPU and a broker
+    # round trip, and the sweep makes up for a timer that is lost.
+    transaction.on_commit(partial(background.run_soon, send), robust=True)
 
 
 def expire_turns(game_id: int, version: int | None = None) -> bool:
@@ -612,7 +630,7 @@ def _publish_on_commit(game: Game, player_ids: Iterable[int]) -> None:
     channels = [realtime.game_channel(game.pk)] + [
         realtime.player_channel(p) for p in set(player_ids)
     ]
-    transaction.on_commit(lambda: realtime.publish(channels))
+    transaction.on_commit(lambda: realtime.publish_soon(channels))
 
 
 def purge_expired_records() -> int:
