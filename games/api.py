@@ -271,7 +271,7 @@ class GameActionsView(APIView):
             action,
             expected,
             idempotency_key=key,
-            fingerprint=services.request_fingerprint(request.path, body),
+            fingerprint=services.request_fingerprint(request.path, body) if key else "",
         )
         return Response(view, status=code)
 
