@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 
 CHANNEL_PREFIX = "sergeant:"
 EMBEDDED_POLL_SECONDS = 0.2
-SERVICE_MODE_RECHECK_SECONDS = 2.0
+SERVICE_MODE_RECHECK_SECONDS = 5.0
 
 
 def game_channel(game_id: int) -> str:
