@@ -20,6 +20,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 django.setup(set_prefix=False)
 
 
+MAX_IDLE_REQUEST_THREADS = 64
+
+
 class ApiHandler(ASGIHandler):
     """Django's handler with the API's middleware, reusing the threads that run sync code.
 
@@ -28,7 +31,7 @@ class ApiHandler(ASGIHandler):
     thread, is started for the request and joined after it, and whose database wrapper is
     built anew in every new thread. Here each request still gets a thread to itself, but
     from a pool of single-thread executors that outlive the requests (the pool grows to the
-    number of requests served at once).
+    number of requests served at once, and keeps up to ``MAX_IDLE_REQUEST_THREADS`` idle).
     """
 
     def __init__(self) -> None:
@@ -47,7 +50,10 @@ class ApiHandler(ASGIHandler):
             async with ThreadSensitiveContext(executor=executor):
                 await self.handle(scope, receive, send)
         finally:
-            self._idle_executors.append(executor)
+            if len(self._idle_executors) < MAX_IDLE_REQUEST_THREADS:
+                self._idle_executors.append(executor)
+            else:  # after a burst (many streams at once), let the extra threads go
+                executor.shutdown(wait=False)
 
     def load_middleware(self, is_async: bool = False) -> None:
         # BaseHandler reads settings.MIDDLEWARE; this runs once, at import, in one thread.
