@@ -1,6 +1,7 @@
 """Load benchmark of the games API on PostgreSQL: moves/s and latency against a baseline.
 
     .venv/bin/python benchmarks/api_load.py [--clients 66] [--seconds 20] [--workers 2]
+                                            [--poll-games]
 
 It creates a fresh PostgreSQL database (``sergeant_bench``) and uses Redis db 12, starts
 uvicorn (ASGI) on loopback, then measures in one run:
@@ -9,7 +10,10 @@ uvicorn (ASGI) on loopback, then measures in one run:
    authenticated endpoint) for ``--seconds``: requests/s, p50, p99;
 2. games: the same number of clients, three per table, each reading its NDJSON stream and,
    on ``your_turn`` (which carries the seat's view), posting a random legal action:
-   accepted moves/s and the p50/p99 latency of ``POST /games/{id}/actions``;
+   accepted moves/s and the p50/p99 latency of ``POST /games/{id}/actions``. A table
+   starts its next game when its seats' streams say ``game_finish`` (with ``--poll-games``,
+   the old way: each table polls ``GET /games/{id}`` every 0.5 s, 44 requests/s at 66
+   clients whatever the move rate, which the figures then also pay for);
 3. a long game (``all-sixteen``, no other load): the latency of moves 10 and 1000 (medians
    of the 21 moves around each).
 
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -28,6 +33,7 @@ import signal
 import statistics
 import subprocess
 import time
+from collections import defaultdict
 from typing import Any
 
 import httpx
@@ -136,9 +142,10 @@ async def new_game(http: httpx.AsyncClient, tokens: list[str], rules: Any) -> in
 
 
 async def play_games(
-    http: httpx.AsyncClient, base_url: str, tokens: list[str], seconds: float
+    http: httpx.AsyncClient, base_url: str, tokens: list[str], seconds: float, poll: bool
 ) -> dict[str, Any]:
     latencies: list[float] = []
+    finished: defaultdict[int, asyncio.Event] = defaultdict(asyncio.Event)
     rejected = 0
     stop = time.monotonic() + seconds
     tables = [tokens[i : i + 3] for i in range(0, len(tokens) - len(tokens) % 3, 3)]
@@ -157,6 +164,8 @@ async def play_games(
                 if not line.strip():
                     continue
                 message = json.loads(line)
+                if message["type"] == "game_finish":
+                    finished[message["game"]].set()
                 if message["type"] != "your_turn":
                     continue
                 game = message["game"]
@@ -181,6 +190,11 @@ async def play_games(
         while time.monotonic() < stop:
             game = await new_game(http, group, {"preset": "classic", "max_hands": 3})
             deadline = time.monotonic() + 600
+            if not poll:
+                wait = max(0.0, min(stop, deadline) - time.monotonic())
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(finished[game].wait(), wait)
+                continue
             while time.monotonic() < min(stop, deadline):
                 state = (await http.get(f"/api/v1/games/{game}")).json()
                 if state["status"] == "finished":
@@ -238,7 +252,7 @@ async def run(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
         # Unmeasured warm-up: the database pools fill, lazy imports and caches settle.
         await baseline(http, tokens, min(5.0, args.seconds))
         base = await baseline(http, tokens, args.seconds)
-        games = await play_games(http, base_url, tokens, args.seconds)
+        games = await play_games(http, base_url, tokens, args.seconds, args.poll_games)
         long = await long_game(http, long_tokens, 1010)
     return {"baseline": base, "games": games, "long": long}
 
@@ -248,6 +262,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=66)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--poll-games", action="store_true", help="tables poll GET /games/{id} for the end"
+    )
     args = parser.parse_args()
 
     port = free_port()
@@ -276,7 +293,10 @@ def main() -> None:
     client_cpu = (cpu_after.ru_utime + cpu_after.ru_stime) - (
         cpu_before.ru_utime + cpu_before.ru_stime
     )
-    print(f"server: uvicorn --workers {args.workers}, PostgreSQL, Redis; {args.clients} clients")
+    print(
+        f"server: uvicorn --workers {args.workers}, PostgreSQL, Redis; {args.clients} clients; "
+        f"tables {'poll their games' if args.poll_games else 'learn the end from the streams'}"
+    )
     print(
         f"baseline GET /me:        {base['per_second']:8.1f} req/s   "
         f"p50 {base['p50_ms']:6.1f} ms   p99 {base['p99_ms']:6.1f} ms"

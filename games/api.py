@@ -271,7 +271,7 @@ class GameActionsView(APIView):
             action,
             expected,
             idempotency_key=key,
-            fingerprint=services.request_fingerprint(request.path, body),
+            fingerprint=services.request_fingerprint(request.path, body) if key else "",
         )
         return Response(view, status=code)
 
@@ -320,7 +320,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _db(function: F) -> F:
     """Run ``function`` off the event loop, then hand its connection back (a long wait must
-    not pin a database connection between looks)."""
+    not pin a database connection between looks).
+
+    In a thread of the loop's pool, not in the one thread that runs every sync view of the
+    process (``thread_sensitive``): a stream's look after a wake-up need not queue behind
+    the moves, and the moves not behind it. Each look opens and hands back its own
+    connection (from the pool), so no connection is shared between threads.
+    """
 
     @wraps(function)
     def run(*args: Any, **kwargs: Any) -> Any:
@@ -329,7 +335,7 @@ def _db(function: F) -> F:
         finally:
             close_old_connections()
 
-    return sync_to_async(run)  # type: ignore[return-value]
+    return sync_to_async(run, thread_sensitive=False)  # type: ignore[return-value]
 
 
 def _error_response(error: ApiError) -> JsonResponse:

@@ -19,16 +19,18 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from django.conf import settings
 
 from config.redis_client import shared_redis
+from games import background
 
 logger = logging.getLogger(__name__)
 
 CHANNEL_PREFIX = "sergeant:"
 EMBEDDED_POLL_SECONDS = 0.2
-SERVICE_MODE_RECHECK_SECONDS = 2.0
+SERVICE_MODE_RECHECK_SECONDS = 5.0
 
 
 def game_channel(game_id: int) -> str:
@@ -43,6 +45,18 @@ def publish(channels: Iterable[str]) -> None:
     """Tell every waiter on ``channels`` to look again (call after commit)."""
     channels = list(channels)
     _hub.notify_local(channels)
+    _publish_to_redis(channels)
+
+
+def publish_soon(channels: Iterable[str]) -> None:
+    """:func:`publish`, with the Redis round trip left to the background thread."""
+    channels = list(channels)
+    _hub.notify_local(channels)
+    if settings.REDIS_URL:
+        background.run_soon(partial(_publish_to_redis, channels))
+
+
+def _publish_to_redis(channels: list[str]) -> None:
     if settings.REDIS_URL:
         try:
             pipe = shared_redis().pipeline(transaction=False)

@@ -20,12 +20,13 @@ from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from config.api_errors import ApiError
-from games import realtime, signals
+from games import background, realtime, signals
 from games.auth import BOT_SCOPES, HUMAN_SCOPES, issue_token
+from games.batch import write_change
 from games.engine import Game as Engine
 from games.engine import IllegalAction, Outcome, Rules, RulesError
 from games.engine.events import Event
@@ -289,7 +290,7 @@ def start_game(table: Table) -> Game:
     _store_events(game, opening)
     for player_id in set(players.values()):
         _message(player_id, "game_start", {"game": game.pk, "table": table.pk})
-    _announce_turn(game, engine)
+    PlayerMessage.objects.bulk_create(_announce_turn(game, engine))
     game.save(update_fields=["last_seq", "version"])
     _publish_on_commit(game, players.values())
     _schedule_timer(game)
@@ -396,8 +397,11 @@ def act_for_seat(
 def _locked_game(game_id: int) -> Game:
     # The one place where concurrent changes of a game are serialised: every action takes
     # this row lock first, so two submissions can never both apply to the same version
-    # (on SQLite, BEGIN IMMEDIATE already serialises every writer).
-    game = Game.objects.select_for_update().filter(pk=game_id).first()
+    # (on SQLite, BEGIN IMMEDIATE already serialises every writer). Raw SQL, because
+    # compiling the ORM's query cost about as much CPU as the rest of the lookup.
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    sql = f"SELECT * FROM {Game._meta.db_table} WHERE id = %s{lock}"
+    game = next(iter(Game.objects.raw(sql, [game_id])), None)
     if game is None:
         raise ApiError(404, "not_found", "No such game.")
     return game
@@ -412,9 +416,13 @@ def _apply(game: Game, engine: Engine, seat: int, action: Mapping[str, Any]) -> 
 
 
 def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
-    """Store the engine's new state, the events and the stream messages; announce on commit."""
+    """Store the engine's new state, the events and the stream messages; announce on commit.
+
+    Only the streams that got a message are woken (and the game's long polls): waking every
+    seat's stream made each move cost a database look per seat.
+    """
     players = game.acting_players()
-    _store_events(game, events)
+    event_rows = _event_rows(game, events)
     game.state = engine.to_json()
     game.version += 1
     game.phase = engine.phase
@@ -422,12 +430,13 @@ def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
     game.to_act = engine.to_act()
     game.deadline = _deadline(game.move_seconds, engine)
     finished = engine.is_stopped()
+    turn_messages: list[PlayerMessage] = []
     if finished:
         _finish(game, engine.standings())
     else:
-        _announce_turn(game, engine)
-    game.save(update_fields=CHANGING_FIELDS)
-    _publish_on_commit(game, players.values())
+        turn_messages = _announce_turn(game, engine)
+    write_change(game, CHANGING_FIELDS, [*event_rows, *turn_messages])
+    _publish_on_commit(game, players.values() if finished else {m.player_id for m in turn_messages})
     _schedule_timer(game)
 
 
@@ -489,6 +498,11 @@ def ranks_with_absent_last(ranks: Iterable[int], absent: set[int]) -> list[int]:
 
 
 def _store_events(game: Game, events: Iterable[Event]) -> None:
+    GameEvent.objects.bulk_create(_event_rows(game, events))
+
+
+def _event_rows(game: Game, events: Iterable[Event]) -> list[GameEvent]:
+    """The rows of ``events``, numbered on from the game's ``last_seq`` (not saved yet)."""
     now = timezone.now()
     rows = []
     for event in events:
@@ -504,19 +518,23 @@ def _store_events(game: Game, events: Iterable[Event]) -> None:
                 seat_mask=sum(1 << s for s in (event.visibility or ())),
             )
         )
-    GameEvent.objects.bulk_create(rows)
+    return rows
 
 
 def _message(player_id: int, kind: str, payload: dict[str, Any]) -> None:
     PlayerMessage.objects.create(player_id=player_id, type=kind, payload=payload)
 
 
-def _announce_turn(game: Game, engine: Engine) -> None:
+def _announce_turn(game: Game, engine: Engine) -> list[PlayerMessage]:
+    """The ``your_turn`` stream messages of the seats to act (for the caller to save), and
+    ``turn_started`` for each of them on commit."""
+    messages = []
     for seat in engine.to_act():
         player_id, username, is_bot = game.acting_identity(seat)
         if not username.startswith(HOUSE_BOT_PREFIX):  # house bots read no stream
             line = your_turn_line(game, engine, seat)
-            _message(player_id, "your_turn", {k: v for k, v in line.items() if k != "type"})
+            payload = {k: v for k, v in line.items() if k != "type"}
+            messages.append(PlayerMessage(player_id=player_id, type="your_turn", payload=payload))
         # robust: the move is committed; a receiver that cannot enqueue its work (broker
         # down) is logged, and the move timer or the sweep still moves the game on.
         transaction.on_commit(
@@ -531,6 +549,7 @@ def _announce_turn(game: Game, engine: Engine) -> None:
                 version=game.version,
             )
         )
+    return messages
 
 
 def _schedule_timer(game: Game) -> None:
@@ -558,7 +577,9 @@ def _schedule_timer(game: Game) -> None:
             expires=deadline + timedelta(seconds=settings.MOVE_TIMER_EXPIRES_AFTER),
         )
 
-    transaction.on_commit(send, robust=True)
+    # Off the request's thread: the enqueue costs about a millisecond of CPU and a broker
+    # round trip, and the sweep makes up for a timer that is lost.
+    transaction.on_commit(partial(background.run_soon, send), robust=True)
 
 
 def expire_turns(game_id: int, version: int | None = None) -> bool:
@@ -568,7 +589,12 @@ def expire_turns(game_id: int, version: int | None = None) -> bool:
     a game whose version moved on since the timer was set (``version``) was acted on in
     time. Each late seat gets a public ``timeout`` event; its third timeout hands the seat
     to ``house:heuristic`` for the rest of the game. Returns whether the game changed.
+
+    Most timers are stale (a move came in time): they are told apart by one plain query,
+    without a transaction or a wait for the row lock; the check under the lock stays.
     """
+    if version is not None and not _timer_is_due(game_id, version):
+        return False
     with transaction.atomic():
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         if game is None or game.status != Game.Status.PLAYING:
@@ -604,6 +630,12 @@ def expire_turns(game_id: int, version: int | None = None) -> bool:
     return True
 
 
+def _timer_is_due(game_id: int, version: int) -> bool:
+    return Game.objects.filter(
+        pk=game_id, version=version, status=Game.Status.PLAYING, deadline__lte=timezone.now()
+    ).exists()
+
+
 def overdue_games(grace: timedelta, limit: int) -> list[int]:
     """Games still waiting on a seat ``grace`` after their deadline (their timer is lost)."""
     return list(
@@ -617,7 +649,7 @@ def _publish_on_commit(game: Game, player_ids: Iterable[int]) -> None:
     channels = [realtime.game_channel(game.pk)] + [
         realtime.player_channel(p) for p in set(player_ids)
     ]
-    transaction.on_commit(lambda: realtime.publish(channels))
+    transaction.on_commit(lambda: realtime.publish_soon(channels))
 
 
 def purge_expired_records() -> int:

@@ -4,11 +4,13 @@ after a lost timer, and the hand-over of a seat after three timeouts."""
 from __future__ import annotations
 
 import random
+import threading
 import time
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games import selectors, services
@@ -105,3 +107,47 @@ def test_it_recovers_a_lost_timer_with_the_sweep(celery_worker: WorkerInfo) -> N
     )
     assert moved.version == game.version + 1
     assert len(timeout_events(game.pk)) == 1
+
+
+def test_it_drops_a_stale_timer_without_waiting_for_the_row_lock() -> None:
+    players = humans("stale")
+    game = game_of(players, move_seconds=3600)  # long enough to get no timer of its own
+    stale_version = game.version
+    (seat,) = game.to_act
+    view = selectors.game_view(game, Engine.from_json(game.state), seat)
+    services.submit_action(players[seat], game.pk, choose_action(view, random.Random(7)), None)
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_row_lock() -> None:
+        try:
+            with transaction.atomic():
+                Game.objects.select_for_update().get(pk=game.pk)
+                locked.set()
+                release.wait(timeout=60)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_row_lock)
+    holder.start()
+    try:
+        assert locked.wait(timeout=30)
+        if connection.vendor == "postgresql":
+            # Waiting for the lock would fail here; SQLite fails on its own busy timeout.
+            with connection.cursor() as cursor:
+                cursor.execute("SET lock_timeout = '2s'")
+        try:
+            changed = services.expire_turns(game.pk, stale_version)
+        finally:
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute("RESET lock_timeout")
+    finally:
+        release.set()
+        holder.join()
+
+    assert changed is False
+    after = Game.objects.get(pk=game.pk)
+    assert after.version == stale_version + 1
+    assert timeout_events(game.pk) == []

@@ -1,0 +1,67 @@
+"""Sends that a request should not wait for, run by one daemon thread per process.
+
+After a move commits, the wake-ups of waiting clients (a Redis publish) and the move timer
+(a Celery enqueue, ~1 ms of CPU and a broker round trip) used to run in the request's
+thread; under ASGI every sync view of a process runs in one thread, so each of them
+delayed every other request of that process. Both are best effort already: a lost wake-up
+costs a waiter one re-look (at most ``SERVICE_MODE_RECHECK_SECONDS`` later) and a lost
+timer is made up by the overdue sweep. Work still queued when the process exits normally
+is run by an ``atexit`` hook.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import queue
+import threading
+from collections.abc import Callable
+
+logger = logging.getLogger(__name__)
+
+_queue: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+_lock = threading.Lock()
+_thread: threading.Thread | None = None
+_thread_pid = 0
+
+
+def run_soon(work: Callable[[], None]) -> None:
+    """Run ``work`` on the background thread, in submission order; errors are logged."""
+    _ensure_thread()
+    _queue.put(work)
+
+
+def _ensure_thread() -> None:
+    global _thread, _thread_pid
+    # A forked process (Celery's prefork pool) inherits the object but not the thread.
+    if _thread is not None and _thread_pid == os.getpid() and _thread.is_alive():
+        return
+    with _lock:
+        if _thread is None or _thread_pid != os.getpid() or not _thread.is_alive():
+            _thread = threading.Thread(target=_run_forever, name="after-commit-sends", daemon=True)
+            _thread_pid = os.getpid()
+            _thread.start()
+
+
+def _run(work: Callable[[], None]) -> None:
+    try:
+        work()
+    except Exception:
+        logger.exception("background send %r failed", work)
+
+
+def _run_forever() -> None:
+    while True:
+        _run(_queue.get())
+
+
+@atexit.register
+def drain() -> None:
+    """Run whatever is still queued (in the calling thread)."""
+    while True:
+        try:
+            work = _queue.get_nowait()
+        except queue.Empty:
+            return
+        _run(work)
