@@ -14,9 +14,10 @@ def enqueue_bot_turn(
     """A house bot's turn runs as a task; a webhook bot's turn is pushed by a task."""
     if not is_bot:
         return
-    from bots import tasks
+    from bots import services, tasks
 
     if username.startswith(HOUSE_BOT_PREFIX):
-        tasks.play_house_turn.delay(game_id, seat, version, username)
+        if not services.chaining():  # else the house bot task in this thread plays it next
+            tasks.play_house_turn.delay(game_id, seat, version, username)
     elif BotAccount.objects.filter(player_id=player_id, mode=BotAccount.Mode.WEBHOOK).exists():
         tasks.push_turn_to_webhook.delay(game_id, seat, version, player_id)
