@@ -37,6 +37,7 @@ from bots.strategies.knowledge import (
     top_bit,
 )
 from games.engine.cards import indices
+from games.engine.game import trick_winner
 
 ACE, KING, QUEEN, JACK, TEN = 12, 11, 10, 9, 8
 
@@ -194,15 +195,9 @@ def choose_swap(view: Mapping[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- card play
 def _winning(trick: list[int], trump: int) -> tuple[int, int]:
     """(position in the trick, card) of the card winning the trick so far."""
-    best, top = 0, trick[0]
-    for i in range(1, len(trick)):
-        c = trick[i]
-        if c // 13 == top // 13:
-            if c > top:
-                best, top = i, c
-        elif c // 13 == trump:
-            best, top = i, c
-    return best, top
+    # The engine's rule, with the trick's first card as "seat" 0 of a trick-sized table.
+    best = trick_winner(trick, 0, len(trick), trump)
+    return best, trick[best]
 
 
 def _higher_unseen(tv: TrickView, card: int) -> int:

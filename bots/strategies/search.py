@@ -168,6 +168,7 @@ def exact_tricks(
         # Returns sign * (tricks of me from here), maximised by me and minimised by others.
         played = len(cards)
         if played == n:
+            # games.engine.trick_winner, written out: this is the playouts' innermost loop.
             best_pos = 0
             top_c = cards[0]
             for i in range(1, n):
