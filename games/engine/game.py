@@ -73,7 +73,7 @@ _TYPES_OF_STEP: Final[dict[str, tuple[str, ...]]] = {
 }
 _TWO_D: Final = 13  # index of 2D
 _NAMES: Final = tuple(name(i) for i in range(52))
-_STATE_VERSION: Final = 1
+_STATE_VERSION: Final = 2
 _PLAYS_OF: dict[int, tuple[Play, ...]] = {}  # (suit << 13 | rank mask) -> plays, filled lazily
 
 
@@ -1265,7 +1265,10 @@ class Game:
             "scores": self._scores,
             "hist": self._history,
             "dlog": self._deal_log,
-            "log": self._log,
+            # One string, not a list of strings: the log grows with the game, and one
+            # string is several times cheaper to encode and decode (a move's cost must not
+            # grow with the game's length; see to_json).
+            "log": " ".join(self._log),
             "calls": self._calls_used,
             "prev": self._prev_diffs,
             "end": [self._over, self._stopped, self._win_seat, self._end_reason],
@@ -1289,10 +1292,12 @@ class Game:
         return json.dumps(self.to_state(), separators=(",", ":"))
 
     @classmethod
-    def from_state(cls, state: Mapping[str, Any]) -> Game:
-        """Load :meth:`to_state`'s dict. Raises :class:`StateError` if it is not one."""
+    def from_state(cls, state: Mapping[str, Any], *, owned: bool = False) -> Game:
+        """Load :meth:`to_state`'s dict (also a version 1 state, whose log was a list).
+        Raises :class:`StateError` if it is not one. ``owned``: the dict is the caller's to
+        give away (freshly decoded), so its parts are used as they are, not copied."""
         try:
-            if state.get("v") != _STATE_VERSION:
+            if state.get("v") not in (1, _STATE_VERSION):
                 raise StateError(f"unsupported state version {state.get('v')!r}")
             rules = Rules.from_dict(state["rules"])
             deals = state["deals"]
@@ -1309,9 +1314,11 @@ class Game:
             game._deal_number = dn
             game._dealer = state["dealer"]
             game._scores = list(state["scores"])
-            game._history = json.loads(json.dumps(state["hist"]))
+            history = state["hist"]
+            game._history = history if owned else json.loads(json.dumps(history))
             game._deal_log = [list(d) for d in state["dlog"]]
-            game._log = list(state["log"])
+            log = state["log"]
+            game._log = (log.split() if log else []) if isinstance(log, str) else list(log)
             game._calls_used = [list(c) for c in state["calls"]]
             game._prev_diffs = None if state["prev"] is None else list(state["prev"])
             game._over, game._stopped, game._win_seat, game._end_reason = state["end"]
@@ -1357,11 +1364,11 @@ class Game:
             raise StateError(f"not JSON: {error}") from None
         if not isinstance(state, dict):
             raise StateError("a game state is a JSON object")
-        return cls.from_state(state)
+        return cls.from_state(state, owned=True)
 
     def copy(self) -> Game:
         """An independent copy."""
-        return Game.from_state(json.loads(self.to_json()))
+        return Game.from_state(json.loads(self.to_json()), owned=True)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self.to_state() == other.to_state()

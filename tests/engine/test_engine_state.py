@@ -142,6 +142,23 @@ def test_it_round_trips_the_state_through_compact_json() -> None:
     assert len(text) < 4000
 
 
+def test_it_loads_a_version_1_state_whose_log_was_a_list() -> None:
+    game = classic_at_hand_two()
+    state = json.loads(game.to_json())
+    assert state["v"] == 2 and isinstance(state["log"], str)
+    state["v"], state["log"] = 1, state["log"].split()
+    loaded = Game.from_state(state)
+    assert loaded == game and loaded.record() == game.record()
+
+
+def test_it_does_not_share_a_callers_state_unless_told_it_is_owned() -> None:
+    game = classic_at_hand_two()
+    state = json.loads(game.to_json())
+    loaded = Game.from_state(state)
+    state["hist"][0]["tricks"] = [0, 0, 0]
+    assert loaded == game
+
+
 def test_it_rejects_what_is_not_a_state() -> None:
     for text in ["[]", "{}", "nope", json.dumps({"v": 99})]:
         with pytest.raises(StateError):
