@@ -15,7 +15,8 @@ uvicorn (ASGI) on loopback, then measures in one run:
    the old way: each table polls ``GET /games/{id}`` every 0.5 s, 44 requests/s at 66
    clients whatever the move rate, which the figures then also pay for);
 3. a long game (``all-sixteen``, no other load): the latency of moves 10 and 1000 (medians
-   of the 21 moves around each).
+   of the 21 moves around each), the early moves made in a second game, alternately with
+   the late ones, so that both see the same load.
 
 Needs PostgreSQL and Redis on 127.0.0.1 (``make test`` with CI=true starts them).
 """
@@ -219,36 +220,63 @@ async def play_games(
     }
 
 
-async def long_game(http: httpx.AsyncClient, tokens: list[str], moves: int) -> dict[str, Any]:
-    rng = random.Random(3)
-    game = await new_game(http, tokens, {"preset": "all-sixteen", "max_hands": 200})
-    headers = [{"Authorization": f"Token {t}"} for t in tokens]
-    latency: list[float] = []
-    view = (await http.get(f"/api/v1/games/{game}", headers=headers[0])).json()
-    while len(latency) < moves:
-        (seat,) = view["to_act"]
-        view = (await http.get(f"/api/v1/games/{game}", headers=headers[seat])).json()
+class _Player:
+    """One seat-by-seat walk through a game by random legal actions (the long-game phase)."""
+
+    def __init__(self, http: httpx.AsyncClient, game: int, tokens: list[str], seed: int) -> None:
+        self.http, self.game, self.rng = http, game, random.Random(seed)
+        self.headers = [{"Authorization": f"Token {t}"} for t in tokens]
+        self.to_act: list[int] = []
+        self.moves = 0
+
+    async def start(self) -> None:
+        view = (await self.http.get(f"/api/v1/games/{self.game}", headers=self.headers[0])).json()
+        self.to_act = view["to_act"]
+
+    async def move(self) -> float:
+        """Plays the next move; returns the latency of its POST alone."""
+        (seat,) = self.to_act
+        url = f"/api/v1/games/{self.game}"
+        view = (await self.http.get(url, headers=self.headers[seat])).json()
         started = time.perf_counter()
-        response = await http.post(
-            f"/api/v1/games/{game}/actions", json=choose(view, rng), headers=headers[seat]
+        response = await self.http.post(
+            f"{url}/actions", json=choose(view, self.rng), headers=self.headers[seat]
         )
-        latency.append(time.perf_counter() - started)
+        latency = time.perf_counter() - started
         response.raise_for_status()
         view = response.json()
         if view["status"] != "playing":
-            raise RuntimeError("the long game ended early; raise max_hands")
+            raise RuntimeError("a long game ended early; raise max_hands")
+        self.to_act = view["to_act"]
+        self.moves += 1
+        return latency
 
-    def around(index: int) -> float:
-        return statistics.median(latency[index - 10 : index + 11]) * 1000
 
-    return {"move_10_ms": around(10), "move_1000_ms": around(moves - 11)}
+async def long_game(http: httpx.AsyncClient, tokens: list[str], moves: int) -> dict[str, Any]:
+    """Moves 0-20 of a new game and moves ``moves - 21`` .. ``moves - 1`` of a long one,
+    measured alternately (one move of each in turn), so both samples see the same load:
+    on a shared machine, measuring the two ends of one game 20 s apart compared the load
+    of two moments more than the two moves."""
+    rules = {"preset": "all-sixteen", "max_hands": 200}
+    late = _Player(http, await new_game(http, tokens[:3], rules), tokens[:3], 3)
+    await late.start()
+    while late.moves < moves - 21:
+        await late.move()
+    early = _Player(http, await new_game(http, tokens[3:], rules), tokens[3:], 4)
+    await early.start()
+    early_ms: list[float] = []
+    late_ms: list[float] = []
+    for _ in range(21):
+        early_ms.append(await early.move() * 1000)
+        late_ms.append(await late.move() * 1000)
+    return {"move_10_ms": statistics.median(early_ms), "move_1000_ms": statistics.median(late_ms)}
 
 
 async def run(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=args.clients * 2, max_keepalive_connections=20)
     async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as http:
         tokens = [await register(http, f"load{i}") for i in range(args.clients)]
-        long_tokens = [await register(http, f"long{i}") for i in range(3)]
+        long_tokens = [await register(http, f"long{i}") for i in range(6)]
         # Unmeasured warm-up: the database pools fill, lazy imports and caches settle.
         await baseline(http, tokens, min(5.0, args.seconds))
         base = await baseline(http, tokens, args.seconds)
