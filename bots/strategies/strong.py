@@ -21,7 +21,15 @@ would with that trump, then plays the hand out by heuristic playouts; it names t
 with the most tricks on average. (In ``calls``, ``9-5-2-tallyn`` and while an exchange is
 still to come after trump, it names the heuristic's call.)
 
-Bids, discards, gives and swaps are the heuristic's.
+**Discard.** As dealer discarding with a suit named (no exchange pending), it scores a
+few discards the same way (:func:`candidate_drops`: the heuristic's, and those that empty
+one or two short suits to ruff in), each on the same random deals of the unseen cards and
+the kitty still to take, by heuristic playouts, and discards the best on average.
+
+**Gives.** :func:`search_give` scores gives likewise (the receiver's returns, the dealer's
+trump and kitty as the heuristic's, then playouts), but measured no better than the
+heuristic's gives, so it is off (``SEARCH_GIVE``): bids, gives and swaps are the
+heuristic's.
 """
 
 from __future__ import annotations
