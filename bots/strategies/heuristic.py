@@ -364,10 +364,10 @@ def play_from(
     sizes: list[int],
 ) -> int:
     """The heuristic card (index) from a position given as masks (for playouts)."""
+    if legal_mask & (legal_mask - 1) == 0:
+        return legal_mask.bit_length() - 1  # one legal card
     tv = TrickView(players, me, hand, trump, misere, trick, leader, unseen, voids, sizes, [], [])
     legal = indices(legal_mask)
-    if len(legal) == 1:
-        return legal[0]
     if misere:
         return _misere(tv, legal)
     if trick:

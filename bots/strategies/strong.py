@@ -21,7 +21,15 @@ would with that trump, then plays the hand out by heuristic playouts; it names t
 with the most tricks on average. (In ``calls``, ``9-5-2-tallyn`` and while an exchange is
 still to come after trump, it names the heuristic's call.)
 
-Bids, discards, gives and swaps are the heuristic's.
+**Discard.** As dealer discarding with a suit named (no exchange pending), it scores a
+few discards the same way (:func:`candidate_drops`: the heuristic's, and those that empty
+one or two short suits to ruff in), each on the same random deals of the unseen cards and
+the kitty still to take, by heuristic playouts, and discards the best on average.
+
+**Gives.** :func:`search_give` scores gives likewise (the receiver's returns, the dealer's
+trump and kitty as the heuristic's, then playouts), but measured no better than the
+heuristic's gives, so it is off (``SEARCH_GIVE``): bids, gives and swaps are the
+heuristic's.
 """
 
 from __future__ import annotations
@@ -29,16 +37,17 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bots.strategies.heuristic import (
+    best_trump_value,
     choose_heuristic,
     choose_play,
     estimate_tricks,
     least_useful,
 )
-from bots.strategies.knowledge import SUIT_OF_CALL, card_index, mask_of, names
+from bots.strategies.knowledge import SUIT_OF_CALL, card_index, mask_of, names, part
 from bots.strategies.search import exact_tricks, greedy_playout, heuristic_playout, surprise
 from games.engine import Rules
 from games.engine.kernel import Determinizer, known_voids
@@ -57,6 +66,9 @@ PRUNE_MIN_DEALS = 8
 #: Deals drawn per deal searched: the one whose hands best explain the others' plays so
 #: far (as house:heuristic would have played them) is kept. 1: no such inference.
 INFER = 16
+#: Search the dealer's discard and the exchange gives (False: the heuristic's).
+SEARCH_DISCARD = True
+SEARCH_GIVE = False
 
 
 def choose_strong(view: Mapping[str, Any], rng: random.Random, budget: float) -> dict[str, Any]:
@@ -67,6 +79,15 @@ def choose_strong(view: Mapping[str, Any], rng: random.Random, budget: float) ->
         suit = search_trump(view, rng, budget)
         if suit is not None:
             return {"type": "trump", "suit": suit}
+    if phase == "discard" and SEARCH_DISCARD:
+        cards = search_discard(view, rng, budget)
+        if cards is not None:
+            return {"type": "discard", "cards": cards}
+    if phase == "exchange" and SEARCH_GIVE:
+        entry = view["legal_actions"][0]
+        cards = search_give(view, entry, rng, budget)
+        if cards is not None:
+            return {"type": "give", "to": entry["to"], "cards": cards}
     if phase != "play":
         return choose_heuristic(view, rng, budget)
     legal = [card_index(a["card"]) for a in view["legal_actions"]]
@@ -198,6 +219,102 @@ def search_play(
     return int(scores.best(sign, card_index(choose_play(view))))
 
 
+def _search(
+    candidates: list[Any],
+    deal: Callable[[], list[int]],
+    evaluate: Callable[[list[int], Any], int],
+    preferred: Any,
+    budget: float,
+    max_deals: int | None,
+) -> Any:
+    """The candidate with the most tricks on average over random deals (``deal()``: hands
+    as card masks per seat; ``evaluate(masks, candidate)``: the seat's tricks), every
+    candidate scored on the same deals, clear losers pruned, for ``budget`` seconds or
+    exactly ``max_deals`` deals (default ``MAX_DEALS``). Ties go to ``preferred``."""
+    max_deals = MAX_DEALS if max_deals is None else max_deals
+    deadline = time.perf_counter() + budget
+    scores = _Scores(candidates)
+    deals = 0
+    while len(candidates) > 1:
+        masks = deal()
+        for candidate in scores.alive:
+            scores.add(candidate, evaluate(masks, candidate))
+        deals += 1
+        if time.perf_counter() >= deadline if max_deals is None else deals >= max_deals:
+            break
+        if deals % 4 == 0:
+            scores.prune(1)
+            if len(scores.alive) == 1 and max_deals is None:
+                break
+    return scores.best(1, preferred) if len(candidates) > 1 else candidates[0]
+
+
+def _play_hand(masks: list[int], me: int, trump: int, eldest: int, rules: Rules, out: int) -> int:
+    """The tricks ``me`` ends the hand with when every seat, holding ``masks`` after the
+    kitty, plays the heuristic's cards from the first lead (``out``: cards out of play)."""
+    hands = [[(m >> (13 * s)) & 0x1FFF for s in range(4)] for m in masks]
+    tricks = [0] * rules.players
+    if rules.discard_trick:
+        tricks[(eldest - 1) % rules.players] += 1  # the dealer's
+    return heuristic_playout(hands, trump, eldest, [], tricks, [0] * rules.players, out)[me]
+
+
+def _dealer_kitty(hand: int, kitty: int, trump: int, rules: Rules) -> tuple[int, int]:
+    """The dealer's hand after the heuristic's discard for ``trump`` and taking ``kitty``
+    (in the order the rules say), and the discards."""
+
+    def value(h: int) -> float:
+        return estimate_tricks(h, trump)
+
+    take_first = rules.kitty_order == "take_then_discard"
+    discards = least_useful(hand | kitty if take_first else hand, rules.kitty_size, value)
+    return (hand | kitty) & ~discards, discards
+
+
+def candidate_drops(
+    hand: int, count: int, value: Callable[[int], float], lows: bool = True
+) -> list[int]:
+    """Sets of ``count`` cards worth trying to part with (discard or give): the
+    heuristic's (:func:`.heuristic.least_useful` by ``value``), with ``lows`` the lowest
+    cards of each suit (a low card given brings back the receiver's highest of its suit),
+    and every way to empty one or two short suits (a void to ruff in); each filled up to
+    ``count`` by the heuristic's choice among the rest."""
+
+    def filled(chosen: int) -> int:
+        rest = count - chosen.bit_count()
+        return chosen | least_useful(hand & ~chosen, rest, value) if rest > 0 else chosen
+
+    out = [least_useful(hand, count, value)]
+    held = [part(hand, s) for s in range(4)]
+    for suit in range(4):
+        ranks = held[suit]
+        low = 0
+        while ranks and low.bit_count() < count:
+            low |= ranks & -ranks
+            ranks &= ranks - 1
+        if low and (lows or not ranks):  # without ``lows``: only when it empties the suit
+            out.append(filled(low << (13 * suit)))
+    for a in range(4):
+        for b in range(a + 1, 4):
+            both = held[a].bit_count() + held[b].bit_count()
+            if held[a] and held[b] and both <= count:
+                out.append(filled(held[a] << (13 * a) | held[b] << (13 * b)))
+    return list(dict.fromkeys(out))
+
+
+def _returns(hand: int, given: int) -> int:
+    """What a down player holding ``hand`` (the batch ``given`` included) sends back: per
+    card received, its highest card of that suit (RULES.md, the exchange)."""
+    back = 0
+    for suit in range(4):
+        ranks = part(hand, suit)
+        for _ in range(part(given, suit).bit_count()):
+            top = 1 << (ranks.bit_length() - 1)
+            back |= top << (13 * suit)
+            ranks &= ~top
+    return back
+
+
 def search_trump(
     view: Mapping[str, Any],
     rng: random.Random,
@@ -213,54 +330,115 @@ def search_trump(
         return None
     if rules.kitty not in ("dealer", "none") or (rules.kitty == "dealer" and view["discarded"]):
         return None
-    max_deals = MAX_DEALS if max_deals is None else max_deals
-    deadline = time.perf_counter() + budget
     me: int = view["your_seat"]
-    n = rules.players
     hand = mask_of(view["your_hand"])
     kitty = rules.kitty == "dealer"
-    take_first = rules.kitty_order == "take_then_discard"
-    k = rules.kitty_size
     determinizer = Determinizer(view)
-    suits = list(range(4))
-    scores = _Scores(suits)
-    deals = 0
-    while True:
-        masks = determinizer.deal(rng)
+    eldest = (view["dealer"] + 1) % rules.players
+
+    def evaluate(masks: list[int], trump: int) -> int:
         # Before the dealer's discard the only cards out of play are the kitty.
         kitty_cards = rules.deck
         for mask in masks:
             kitty_cards &= ~mask
-        for trump in scores.alive:
-            mine = hand
-            discards = 0
-            if kitty:
+        mine, discards = _dealer_kitty(hand, kitty_cards, trump, rules) if kitty else (hand, 0)
+        return _play_hand([*masks[:me], mine, *masks[me + 1 :]], me, trump, eldest, rules, discards)
 
-                def value(h: int, t: int = trump) -> float:
-                    return estimate_tricks(h, t)
+    preferred = max(range(4), key=lambda s: estimate_tricks(hand, s))
+    best = _search(
+        list(range(4)), lambda: determinizer.deal(rng), evaluate, preferred, budget, max_deals
+    )
+    return "CDHS"[best]
 
-                if take_first:
-                    mine |= kitty_cards
-                    discards = least_useful(mine, k, value)
-                else:
-                    discards = least_useful(mine, k, value)
-                    mine = (mine & ~discards) | kitty_cards
-                mine &= ~discards
-            hands = [[(m >> (13 * s)) & 0x1FFF for s in range(4)] for m in masks]
-            hands[me] = [(mine >> (13 * s)) & 0x1FFF for s in range(4)]
-            tricks = [0] * n
-            if rules.discard_trick:
-                tricks[me] += 1
-            result = heuristic_playout(
-                hands, trump, (view["dealer"] + 1) % n, [], tricks, [0] * n, discards
-            )
-            scores.add(trump, result[me])
-        deals += 1
-        if time.perf_counter() >= deadline if max_deals is None else deals >= max_deals:
-            break
-        if deals % 4 == 0:
-            scores.prune(1)
-            if len(scores.alive) == 1 and max_deals is None:
-                break
-    preferred = max(suits, key=lambda s: estimate_tricks(hand, s))
-    return "CDHS"[scores.best(1, preferred)]
+
+def search_discard(
+    view: Mapping[str, Any],
+    rng: random.Random,
+    budget: float,
+    max_deals: int | None = None,
+) -> list[str] | None:
+    """The dealer's discard that does best on random deals of the unseen cards (the kitty
+    included, when it has not been taken yet): each of :func:`candidate_drops` for the
+    trump named, then playouts; ``None`` where it is left to the heuristic (no suit named
+    yet, misère or no trump, an exchange still to come)."""
+    rules = Rules.from_dict(view["rules"])
+    trump = SUIT_OF_CALL.get(view.get("trump") or "", -1)
+    pending = any(not b["done"] for b in view["exchange"])
+    if trump < 0 or pending or rules.sequence == "tallyn" or rules.kitty != "dealer":
+        return None
+    me: int = view["your_seat"]
+    hand = mask_of(view["your_hand"])
+    count: int = view["legal_actions"][0]["count"]
+    determinizer = Determinizer(view)
+    eldest = (view["dealer"] + 1) % rules.players
+
+    def value(h: int) -> float:
+        return estimate_tricks(h, trump)
+
+    # Discarded cards bring nothing back: only the heuristic's and void-making sets.
+    candidates = candidate_drops(hand, count, value, lows=False)
+
+    def evaluate(masks: list[int], discards: int) -> int:
+        # What nobody holds is the kitty still to take (none once it is in the hand).
+        kitty = rules.deck
+        for mask in masks:
+            kitty &= ~mask
+        mine = (hand | kitty) & ~discards
+        return _play_hand([*masks[:me], mine, *masks[me + 1 :]], me, trump, eldest, rules, discards)
+
+    best = _search(
+        candidates, lambda: determinizer.deal(rng), evaluate, candidates[0], budget, max_deals
+    )
+    return names(best)
+
+
+def search_give(
+    view: Mapping[str, Any],
+    entry: Mapping[str, Any],
+    rng: random.Random,
+    budget: float,
+    max_deals: int | None = None,
+) -> list[str] | None:
+    """The cards to give in the exchange batch ``entry`` that do best on random deals of
+    the unseen cards: each of :func:`candidate_drops`; the receiver returns its highest
+    cards of the suits given (RULES.md), the dealer names the trump its hand is worth most
+    at, discards and takes the kitty as the heuristic would, then playouts. ``None`` where
+    it is left to the heuristic (trump named before the exchange, other kitty rules,
+    four players)."""
+    rules = Rules.from_dict(view["rules"])
+    if rules.players != 3 or rules.kitty != "dealer" or rules.sequence == "tallyn":
+        return None
+    if view.get("trump") is not None or view["discarded"]:
+        return None
+    me: int = view["your_seat"]
+    dealer: int = view["dealer"]
+    receiver: int = entry["to"]
+    hand = mask_of(view["your_hand"])
+    determinizer = Determinizer(view)
+    candidates = candidate_drops(hand, entry["count"], best_trump_value)
+    # Batches it gave already whose returns are still to come (simultaneous batches).
+    waiting = [
+        (b["to"], mask_of(b["given"]))
+        for b in view["exchange"]
+        if b["from"] == me and b.get("given") and not b.get("returned")
+    ]
+
+    def evaluate(masks: list[int], given: int) -> int:
+        kitty = rules.deck
+        for mask in masks:
+            kitty &= ~mask
+        hands = list(masks)
+        hands[me] = hand
+        for to, cards in [*waiting, (receiver, given)]:
+            got = hands[to] | (cards & ~masks[to])
+            back = _returns(got, cards)
+            hands[to] = got & ~back
+            hands[me] = (hands[me] & ~cards) | back
+        trump = max(range(4), key=lambda s: estimate_tricks(hands[dealer], s))
+        hands[dealer], discards = _dealer_kitty(hands[dealer], kitty, trump, rules)
+        return _play_hand(hands, me, trump, (dealer + 1) % 3, rules, discards)
+
+    best = _search(
+        candidates, lambda: determinizer.deal(rng), evaluate, candidates[0], budget, max_deals
+    )
+    return names(best)
