@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from games.engine.game import trick_winner
+
 _LOW: tuple[int, ...] = tuple((m & -m).bit_length() - 1 for m in range(1 << 13))
 _TOP: tuple[int, ...] = tuple(m.bit_length() - 1 for m in range(1 << 13))
 
@@ -168,17 +170,7 @@ def exact_tricks(
         # Returns sign * (tricks of me from here), maximised by me and minimised by others.
         played = len(cards)
         if played == n:
-            # games.engine.trick_winner, written out: this is the playouts' innermost loop.
-            best_pos = 0
-            top_c = cards[0]
-            for i in range(1, n):
-                c = cards[i]
-                if c // 13 == top_c // 13:
-                    if c > top_c:
-                        best_pos, top_c = i, c
-                elif c // 13 == trump:
-                    best_pos, top_c = i, c
-            w = (leader + best_pos) % n
+            w = trick_winner(cards, leader, n, trump)
             gained = sign if w == me else 0
             if not any(hs[w]):
                 return gained
@@ -252,15 +244,7 @@ def heuristic_playout(
     cards = list(trick)
     while True:
         if len(cards) == n:
-            best, top = 0, cards[0]
-            for i in range(1, n):
-                c = cards[i]
-                if c // 13 == top // 13:
-                    if c > top:
-                        best, top = i, c
-                elif c // 13 == trump:
-                    best, top = i, c
-            leader = (leader + best) % n
+            leader = trick_winner(cards, leader, n, trump)
             won[leader] += 1
             cards = []
             if not held[leader]:
