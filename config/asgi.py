@@ -16,6 +16,8 @@ from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
+from config.gc_tuning import freeze_startup_objects
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 django.setup(set_prefix=False)
 
@@ -67,6 +69,7 @@ class ApiHandler(ASGIHandler):
 
 site_handler = ASGIHandler()
 api_handler = ApiHandler()
+freeze_startup_objects()
 
 
 def is_api_path(path: str) -> bool:

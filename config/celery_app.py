@@ -26,3 +26,10 @@ def _leave_the_worker_process_group(**_: Any) -> None:
     # A solo pool runs this in the main process, which may lead its own session already.
     with contextlib.suppress(PermissionError):
         os.setpgid(0, 0)
+
+
+@worker_process_init.connect
+def _freeze_startup_objects(**_: Any) -> None:
+    from config.gc_tuning import freeze_startup_objects
+
+    freeze_startup_objects()
