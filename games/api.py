@@ -440,10 +440,11 @@ async def _stream_lines(player: Player) -> AsyncIterator[bytes]:
     with realtime.listening(realtime.player_channel(player.pk)) as waiter:
         quiet_since = time.monotonic()
         while True:
-            for message in await _db(selectors.messages_after)(player, last):
-                last = message.id
+            lines = await _db(selectors.stream_lines_after)(player, last)
+            for message_id, line in lines:
+                last = message_id
                 quiet_since = time.monotonic()
-                yield _line({"type": message.type, **message.payload})
+                yield line
             quiet = time.monotonic() - quiet_since
             if quiet >= STREAM_KEEPALIVE_SECONDS:
                 yield b"\n"
