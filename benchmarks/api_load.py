@@ -143,7 +143,12 @@ async def new_game(http: httpx.AsyncClient, tokens: list[str], rules: Any) -> in
 
 
 async def play_games(
-    http: httpx.AsyncClient, base_url: str, tokens: list[str], seconds: float, poll: bool
+    http: httpx.AsyncClient,
+    base_url: str,
+    tokens: list[str],
+    seconds: float,
+    poll: bool,
+    think: float = 0.0,
 ) -> dict[str, Any]:
     latencies: list[float] = []
     finished: defaultdict[int, asyncio.Event] = defaultdict(asyncio.Event)
@@ -174,6 +179,8 @@ async def play_games(
                     continue  # a turn this client already took from its last response
                 view = message["view"]  # the line carries the seat's view: no GET needed
                 while view["status"] == "playing" and view["your_seat"] in view["to_act"]:
+                    if think:
+                        await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
                     started = time.perf_counter()
                     response = await http.post(
                         f"/api/v1/games/{game}/actions",
@@ -281,8 +288,14 @@ async def run(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
         await baseline(http, tokens, min(5.0, args.seconds))
         base = await baseline(http, tokens, args.seconds)
         games = await play_games(http, base_url, tokens, args.seconds, args.poll_games)
+        paced = {
+            think: await play_games(
+                http, base_url, tokens, args.seconds, args.poll_games, think / 1000
+            )
+            for think in args.think_ms
+        }
         long = await long_game(http, long_tokens, 1010)
-    return {"baseline": base, "games": games, "long": long}
+    return {"baseline": base, "games": games, "paced": paced, "long": long}
 
 
 def main() -> None:
@@ -292,6 +305,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
         "--poll-games", action="store_true", help="tables poll GET /games/{id} for the end"
+    )
+    parser.add_argument(
+        "--think-ms",
+        type=lambda text: [int(t) for t in text.split(",") if t],
+        default=[1000, 500],
+        help="paced runs: each client thinks 0.5-1.5 x this long before a move (list)",
     )
     args = parser.parse_args()
 
@@ -337,6 +356,12 @@ def main() -> None:
     print(
         f"moves/s vs baseline:     {games['per_second'] / base['per_second']:8.2f}  (target ≥ 0.50)"
     )
+    for think, paced in result["paced"].items():
+        print(
+            f"paced, think {think:4d} ms:  {paced['per_second']:8.1f} moves/s "
+            f"p50 {paced['p50_ms']:6.1f} ms   p99 {paced['p99_ms']:6.1f} ms   "
+            f"({paced['count']} moves, {paced['rejected']} rejected; target p99 ≤ 50 ms)"
+        )
     print(
         f"long game: move 10 {long['move_10_ms']:.1f} ms, move 1000 {long['move_1000_ms']:.1f} ms, "
         f"ratio {long['move_1000_ms'] / long['move_10_ms']:.2f}  (target ≤ 1.20)"
