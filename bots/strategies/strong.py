@@ -7,10 +7,15 @@ such deal scores every legal card by the tricks it ends the hand with: a playout
 card in which every seat plays ``house:heuristic``'s card play from what that seat would
 know (:func:`.search.heuristic_playout`), or, once few cards are left, an exact search
 (:func:`.search.exact_tricks`, the others playing against it). Every card is scored on
-the same deals. The deals are filtered by what the others played: of ``INFER`` random deals
-it keeps the one in whose hands ``house:heuristic`` would have made the most of the
-others' plays seen so far in this hand (:func:`.search.surprise`) -- a model of the
-opponents that only re-weighs what the view allows. A card that falls clearly behind the
+the same deals. The deals are fitted to what the others played (:func:`fitted_deal`): a
+random deal is replayed with every other seat playing ``house:heuristic`` from what it
+knew (:func:`.search.misses`; the dealer knows its own discards, :func:`known_out`), and at
+the first play the heuristic would not have made, the card it would have played instead
+is swapped out of that seat's hand with a card of another place the view allows, until
+every play is explained (or a few swaps on a few fresh deals fail: then the deal that
+explained the most plays). A model of the opponents within what the view allows; against
+``house:heuristic`` the true deal always fits. (``REPAIR = False``: the older filter, the
+best-fitting of ``INFER`` random deals.) A card that falls clearly behind the
 best one (paired over the deals so far) stops being searched, leaving the time to the
 contenders. It plays the best average: most tricks, i.e. the best (tricks - target), or
 fewest at misère. Ties go to the heuristic's card.
