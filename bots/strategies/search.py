@@ -231,10 +231,12 @@ def heuristic_playout(
     voids: Sequence[int],
     out: int,
     misere: bool = False,
+    known: Sequence[int] | None = None,
 ) -> list[int]:
     """Play the hand out with every seat playing ``house:heuristic``'s card play from what
     it would know (its own hand, the cards played, the voids shown; ``out`` are the cards
-    out of play, unseen by all) and return the final tricks per seat."""
+    out of play, of which ``known[seat]`` are known to that seat, e.g. the dealer's own
+    discards) and return the final tricks per seat."""
     from bots.strategies.heuristic import play_from
 
     n = len(hands)
@@ -259,7 +261,7 @@ def heuristic_playout(
                 legal = suited
             else:
                 void[p] |= 1 << led
-        unseen = out
+        unseen = out & ~known[p] if known is not None else out
         for q in range(n):
             if q != p:
                 unseen |= held[q]
@@ -280,11 +282,31 @@ def surprise(
     out: int,
     me: int,
     limit: int = 1 << 30,
+    known: Sequence[int] | None = None,
 ) -> int:
     """How many of the other seats' plays so far in this hand ``house:heuristic`` would not
     have made had the seats held ``hands`` (card masks now) -- a measure of how well a
     determinization fits the play seen. ``plays`` are ``(seat, card)`` in order, ``leaders``
-    the leader of each trick. Counting stops above ``limit``."""
+    the leader of each trick. Counting stops above ``limit``. ``out``: the cards out of
+    play, of which ``known[seat]`` are known to that seat (the dealer's discards)."""
+    return misses(hands, trump, misere, plays, leaders, out, me, limit, known)[0]
+
+
+def misses(
+    hands: Sequence[int],
+    trump: int,
+    misere: bool,
+    plays: Sequence[tuple[int, int]],
+    leaders: Sequence[int],
+    out: int,
+    me: int,
+    limit: int = 1 << 30,
+    known: Sequence[int] | None = None,
+) -> tuple[int, tuple[int, int, int] | None]:
+    """:func:`surprise`, and the first miss as ``(number, seat, card)``: the play's number
+    in ``plays`` and the card ``house:heuristic`` would have played there instead (None
+    when every play fits) -- what a repair of the deal has to move out of that seat's
+    hand."""
     from bots.strategies.heuristic import play_from
 
     n = len(hands)
@@ -292,7 +314,8 @@ def surprise(
     for seat, card in plays:
         held[seat] |= 1 << card
     voids = [0] * n
-    misses = 0
+    count = 0
+    first: tuple[int, int, int] | None = None
     trick: list[int] = []
     for number, (seat, card) in enumerate(plays):
         if number % n == 0:
@@ -305,7 +328,7 @@ def surprise(
             if suited:
                 legal = suited
         if seat != me and legal & (legal - 1):
-            unseen = out
+            unseen = out & ~known[seat] if known is not None else out
             for q in range(n):
                 if q != seat:
                     unseen |= held[q]
@@ -314,11 +337,13 @@ def surprise(
                 voids, [h.bit_count() for h in held],
             )  # fmt: skip
             if choice != card:
-                misses += 1
-                if misses > limit:
-                    return misses
+                count += 1
+                if first is None:
+                    first = (number, seat, choice)
+                if count > limit:
+                    return count, first
         if trick and card // 13 != trick[0] // 13:
             voids[seat] |= 1 << (trick[0] // 13)
         held[seat] = hand & ~(1 << card)
         trick.append(card)
-    return misses
+    return count, first

@@ -7,10 +7,15 @@ such deal scores every legal card by the tricks it ends the hand with: a playout
 card in which every seat plays ``house:heuristic``'s card play from what that seat would
 know (:func:`.search.heuristic_playout`), or, once few cards are left, an exact search
 (:func:`.search.exact_tricks`, the others playing against it). Every card is scored on
-the same deals. The deals are filtered by what the others played: of ``INFER`` random deals
-it keeps the one in whose hands ``house:heuristic`` would have made the most of the
-others' plays seen so far in this hand (:func:`.search.surprise`) -- a model of the
-opponents that only re-weighs what the view allows. A card that falls clearly behind the
+the same deals. The deals are fitted to what the others played (:func:`fitted_deal`): a
+random deal is replayed with every other seat playing ``house:heuristic`` from what it
+knew (:func:`.search.misses`; the dealer knows its own discards, :func:`known_out`), and at
+the first play the heuristic would not have made, the card it would have played instead
+is swapped out of that seat's hand with a card of another place the view allows, until
+every play is explained (or a few swaps on a few fresh deals fail: then the deal that
+explained the most plays). A model of the opponents within what the view allows; against
+``house:heuristic`` the true deal always fits. (``REPAIR = False``: the older filter, the
+best-fitting of ``INFER`` random deals.) A card that falls clearly behind the
 best one (paired over the deals so far) stops being searched, leaving the time to the
 contenders. It plays the best average: most tricks, i.e. the best (tricks - target), or
 fewest at misère. Ties go to the heuristic's card.
@@ -48,7 +53,13 @@ from bots.strategies.heuristic import (
     least_useful,
 )
 from bots.strategies.knowledge import SUIT_OF_CALL, card_index, mask_of, names, part
-from bots.strategies.search import exact_tricks, greedy_playout, heuristic_playout, surprise
+from bots.strategies.search import (
+    exact_tricks,
+    greedy_playout,
+    heuristic_playout,
+    misses,
+    surprise,
+)
 from games.engine import Rules
 from games.engine.kernel import Determinizer, known_voids
 
@@ -64,11 +75,19 @@ ROLLOUT = "heuristic"
 PRUNE_SE = 3.0
 PRUNE_MIN_DEALS = 8
 #: Deals drawn per deal searched: the one whose hands best explain the others' plays so
-#: far (as house:heuristic would have played them) is kept. 1: no such inference.
+#: far (as house:heuristic would have played them) is kept. 1: no such inference. (Only
+#: with REPAIR off.)
 INFER = 16
 #: Search the dealer's discard and the exchange gives (False: the heuristic's).
 SEARCH_DISCARD = True
 SEARCH_GIVE = False
+#: Fit deals to the play seen by repair (:func:`fitted_deal`) instead of best of INFER:
+#: move the card the heuristic would have played at the first unexplained play out of that
+#: seat's hand (swapped with a card of another place that may hold both), at most
+#: REPAIR_STEPS times per fresh deal, on at most REPAIR_FRESH fresh deals.
+REPAIR = True
+REPAIR_STEPS = 12
+REPAIR_FRESH = 3
 
 
 def choose_strong(view: Mapping[str, Any], rng: random.Random, budget: float) -> dict[str, Any]:
@@ -157,6 +176,7 @@ def search_play(
     tricks: list[int] = list(view["tricks"])
     determinizer = Determinizer(view)
     voids = known_voids(view)
+    known = known_out(view)
     deck = Rules.from_dict(view["rules"]).deck
     played = 0
     for t in view["trick_history"]:
@@ -164,25 +184,24 @@ def search_play(
     for c in current:
         played |= 1 << c
     exact = sum(view["hand_cards_left"]) <= ENDGAME_CARDS
-    n = len(view["hand_cards_left"])
-    plays: list[tuple[int, int]] = []
-    leaders: list[int] = []
-    for t in [*view["trick_history"], {"leader": leader, "cards": []}]:
-        leaders.append(t["leader"])
-        plays.extend(((t["leader"] + i) % n, card_index(c)) for i, c in enumerate(t["cards"]))
-    plays.extend(((leader + i) % n, c) for i, c in enumerate(current))
+    plays, leaders = plays_seen(view)
     scores = _Scores(legal)
     deals = 0
     while True:
-        masks = determinizer.deal(rng)
-        if INFER > 1 and plays:
+        if REPAIR and plays:
+            masks = fitted_deal(
+                determinizer, rng, deck & ~played, trump, misere, plays, leaders, me, known
+            )
+        else:
+            masks = determinizer.deal(rng)
+        if INFER > 1 and plays and not REPAIR:
             best = None
             for _ in range(INFER):
                 rest = deck & ~played
                 for mask in masks:
                     rest &= ~mask
                 limit = best[0] - 1 if best is not None else 1 << 30
-                misses = surprise(masks, trump, misere, plays, leaders, rest, me, limit)
+                misses = surprise(masks, trump, misere, plays, leaders, rest, me, limit, known)
                 if best is None or misses < best[0]:
                     best = (misses, masks)
                 if misses == 0:
@@ -201,7 +220,7 @@ def search_play(
                 value = exact_tricks(hands, trump, leader, trick, me, misere)
             elif ROLLOUT == "heuristic":
                 value = heuristic_playout(
-                    hands, trump, leader, trick, tricks, voids, out | 1 << card, misere
+                    hands, trump, leader, trick, tricks, voids, out | 1 << card, misere, known
                 )[me]
             else:
                 value = greedy_playout(hands, trump, leader, trick, tricks, rng, misere)[me]
@@ -217,6 +236,124 @@ def search_play(
             if len(scores.alive) == 1 and max_deals is None:
                 break
     return int(scores.best(sign, card_index(choose_play(view))))
+
+
+def plays_seen(view: Mapping[str, Any]) -> tuple[list[tuple[int, int]], list[int]]:
+    """The plays of this hand so far as ``(seat, card)`` in order, and each trick's leader
+    (the current trick's included), as :func:`.search.misses` takes them."""
+    n = len(view["hand_cards_left"])
+    current = [card_index(t["card"]) for t in view["current_trick"]]
+    leader: int = view["current_trick"][0]["seat"] if current else view["to_act"][0]
+    plays: list[tuple[int, int]] = []
+    leaders: list[int] = []
+    for t in [*view["trick_history"], {"leader": leader, "cards": []}]:
+        leaders.append(t["leader"])
+        plays.extend(((t["leader"] + i) % n, card_index(c)) for i, c in enumerate(t["cards"]))
+    plays.extend(((leader + i) % n, c) for i, c in enumerate(current))
+    return plays, leaders
+
+
+def known_out(view: Mapping[str, Any]) -> list[int]:
+    """Per seat, a mask of cards out of play that seat knows of (so they are not unseen
+    to it when it is modelled as ``house:heuristic``): the face-up card for all; the
+    viewer's own discards and swapped-away card; all of them for a dealer that took the
+    kitty and discarded (with the kitty taken, what is out of play is its discards)."""
+    rules = Rules.from_dict(view["rules"])
+    public = mask_of([view["face_up"]]) if view.get("face_up") else 0
+    known = [public] * rules.players
+    me: int = view["your_seat"]
+    known[me] |= mask_of(view.get("your_discards") or [])
+    if view.get("your_swapped_card"):
+        known[me] |= mask_of([view["your_swapped_card"]])
+    if rules.kitty == "dealer" and view["discarded"] and view["dealer"] != me:
+        known[view["dealer"]] = rules.deck
+    return known
+
+
+def fitted_deal(
+    determinizer: Determinizer,
+    rng: random.Random,
+    live: int,
+    trump: int,
+    misere: bool,
+    plays: list[tuple[int, int]],
+    leaders: list[int],
+    me: int,
+    known: list[int],
+) -> list[int]:
+    """A random deal of the unseen cards repaired until ``house:heuristic``, holding it,
+    would have made every play seen (``live``: the cards not yet played). At the first
+    unexplained play, the card the heuristic would have played instead is swapped with a
+    card of another place (seat or out of play) where it may be and whose card may be in
+    the seat's hand (the view's facts hold throughout). Against heuristic opponents only
+    deals that explain every play are possible, and random deals rarely do. Gives up after
+    ``REPAIR_STEPS`` swaps on ``REPAIR_FRESH`` fresh deals and returns the deal that
+    explained the most plays before its first miss."""
+    best: tuple[int, list[int]] | None = None
+    for _ in range(REPAIR_FRESH):
+        masks = determinizer.deal(rng)
+        for _ in range(REPAIR_STEPS + 1):
+            out = live
+            for mask in masks:
+                out &= ~mask
+            _, first = misses(masks, trump, misere, plays, leaders, out, me, 0, known)
+            if first is None:
+                return masks
+            number, seat, card = first
+            if best is None or number > best[0]:
+                best = (number, list(masks))
+            if not masks[seat] >> card & 1:
+                # It played that card later: something else in its hand is wrong; move one
+                # of its present cards at random.
+                picks = _cards(masks[seat])
+                if not picks:
+                    break
+                card = picks[int(rng.random() * len(picks))]
+            if not _move(determinizer, masks, out, seat, card, me, rng):
+                break
+    assert best is not None
+    return best[1]
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        out.append(low.bit_length() - 1)
+    return out
+
+
+def _move(
+    determinizer: Determinizer,
+    masks: list[int],
+    out: int,
+    source: int,
+    card: int,
+    me: int,
+    rng: random.Random,
+) -> bool:
+    """Swap ``card`` from place ``source`` (a seat, or ``len(masks)``: out of play) with a
+    random card of another place (not ``me``) that may hold it and whose card may be in
+    ``source``; False if there is none."""
+    n = len(masks)
+    where = determinizer.place_mask(card)
+    options = []
+    for place in range(n + 1):
+        if place in (source, me) or not where >> place & 1:
+            continue
+        for other in _cards(masks[place] if place < n else out):
+            if determinizer.place_mask(other) >> source & 1:
+                options.append((place, other))
+    if not options:
+        return False
+    place, other = options[int(rng.random() * len(options))]
+    swap = 1 << card | 1 << other
+    if source < n:
+        masks[source] ^= swap
+    if place < n:
+        masks[place] ^= swap
+    return True
 
 
 def _search(
@@ -254,9 +391,15 @@ def _play_hand(masks: list[int], me: int, trump: int, eldest: int, rules: Rules,
     kitty, plays the heuristic's cards from the first lead (``out``: cards out of play)."""
     hands = [[(m >> (13 * s)) & 0x1FFF for s in range(4)] for m in masks]
     tricks = [0] * rules.players
+    dealer = (eldest - 1) % rules.players
     if rules.discard_trick:
-        tricks[(eldest - 1) % rules.players] += 1  # the dealer's
-    return heuristic_playout(hands, trump, eldest, [], tricks, [0] * rules.players, out)[me]
+        tricks[dealer] += 1
+    # The dealer knows its own discards (the cards out of play here); the others do not.
+    known = [0] * rules.players
+    known[dealer] = rules.deck
+    return heuristic_playout(
+        hands, trump, eldest, [], tricks, [0] * rules.players, out, False, known
+    )[me]
 
 
 def _dealer_kitty(hand: int, kitty: int, trump: int, rules: Rules) -> tuple[int, int]:

@@ -356,7 +356,9 @@ class Determinizer:
     The deal is random among the assignments fitting these facts, but not exactly uniform.
     """
 
-    __slots__ = ("_allowed", "_fixed", "_me", "_mine", "_n", "_out_slots", "_pool", "_slots")
+    __slots__ = (
+        "_allowed", "_fixed", "_me", "_mine", "_n", "_out_slots", "_pool", "_slots", "_where"
+    )  # fmt: skip
 
     def __init__(self, view: Mapping[str, Any]) -> None:
         from .cards import FULL_DECK
@@ -444,6 +446,14 @@ class Determinizer:
         # The most constrained cards are dealt first, so a random deal rarely gets stuck.
         self._pool = sorted(free, key=lambda c: allowed.get(c, everywhere).bit_count())
         self._allowed = [allowed.get(c, everywhere) for c in self._pool]
+        self._where = {c: 1 << seat for seat, cards in enumerate(fixed) for c in cards}
+        self._where.update(zip(self._pool, self._allowed, strict=True))
+
+    def place_mask(self, card: int) -> int:
+        """Where the unseen card (index) may be, as a mask: bit ``seat``, and bit
+        ``players`` for out of play; 0 for a card the viewer has seen. (For bots that move
+        cards between places of a deal, e.g. to repair it against their own inference.)"""
+        return self._where.get(card, 0)
 
     def places(self, card: Card | str | int) -> set[int | None]:
         """Where an unseen card may be: seats, and ``None`` for out of play (empty for a

@@ -217,6 +217,11 @@ def test_it_only_infers_true_facts_about_unseen_cards(preset: str) -> None:
                     if places:
                         assert _true_place(game, index) in places, (preset, str(Card(index)))
                         checked += 1
+                    # place_mask is the same fact as a mask (bit ``players``: out of play).
+                    mask = determinizer.place_mask(index)
+                    seats = {s for s in range(game.players) if mask >> s & 1}
+                    assert seats == places - {None}
+                    assert None not in places or mask >> game.players & 1
                 hands = determinizer.deal(rng)
                 assert hands[seat] == game.hand_mask(seat)
                 assert [h.bit_count() for h in hands] == view["hand_cards_left"]
