@@ -8,6 +8,7 @@ thread hop; the API stack needs one hop, to run the view.
 """
 
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -34,6 +35,10 @@ class ApiHandler(ASGIHandler):
     built anew in every new thread. Here each request still gets a thread to itself, but
     from a pool of single-thread executors that outlive the requests (the pool grows to the
     number of requests served at once, and keeps up to ``MAX_IDLE_REQUEST_THREADS`` idle).
+
+    Every response carries ``Server-Timing: app;dur=<ms>``, the time from the request
+    reaching Django to its response starting (thread hand-offs included): what a client
+    measures beyond it was spent in the server's event loop, the network or the client.
     """
 
     def __init__(self) -> None:
@@ -48,9 +53,18 @@ class ApiHandler(ASGIHandler):
             if self._idle_executors
             else ThreadPoolExecutor(max_workers=1, thread_name_prefix="api-request")
         )
+        arrived = time.perf_counter()
+
+        async def send_timed(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                spent_ms = (time.perf_counter() - arrived) * 1000
+                timing = (b"server-timing", b"app;dur=%.1f" % spent_ms)
+                message = {**message, "headers": [*message.get("headers", ()), timing]}
+            await send(message)
+
         try:
             async with ThreadSensitiveContext(executor=executor):
-                await self.handle(scope, receive, send)
+                await self.handle(scope, receive, send_timed)
         finally:
             if len(self._idle_executors) < MAX_IDLE_REQUEST_THREADS:
                 self._idle_executors.append(executor)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.api_client import register
@@ -80,3 +82,15 @@ def test_it_paginates_the_token_list(api_server: LiveServer) -> None:
 
     assert set(body) == {"count", "next", "previous", "results"}
     assert body["count"] == 1
+
+
+def test_it_reports_the_time_spent_in_django_in_server_timing(api_server: LiveServer) -> None:
+    client = register(api_server.url, "timing0")
+
+    started = time.perf_counter()
+    response = client.get("/me")
+    measured_ms = (time.perf_counter() - started) * 1000
+
+    name, _, duration = response.headers["Server-Timing"].partition(";dur=")
+    assert name == "app"
+    assert 0 < float(duration) <= measured_ms
