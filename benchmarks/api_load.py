@@ -1,7 +1,7 @@
 """Load benchmark of the games API on PostgreSQL: moves/s and latency against a baseline.
 
     .venv/bin/python benchmarks/api_load.py [--clients 66] [--seconds 20] [--workers 2]
-                                            [--poll-games]
+                                            [--poll-games] [--think-ms 1000,500]
 
 It creates a fresh PostgreSQL database (``sergeant_bench``) and uses Redis db 12, starts
 uvicorn (ASGI) on loopback, then measures in one run:
@@ -14,9 +14,16 @@ uvicorn (ASGI) on loopback, then measures in one run:
    starts its next game when its seats' streams say ``game_finish`` (with ``--poll-games``,
    the old way: each table polls ``GET /games/{id}`` every 0.5 s, 44 requests/s at 66
    clients whatever the move rate, which the figures then also pay for);
+   Then paced runs (``--think-ms``): the same, but each client thinks 0.5-1.5 x T before
+   each move, and the tables open at random moments over the first 2 x T, as a site's
+   tables do, rather than all in one instant;
 3. a long game (``all-sixteen``, no other load): the latency of moves 10 and 1000 (medians
    of the 21 moves around each), the early moves made in a second game, alternately with
    the late ones, so that both see the same load.
+
+Every latency is also given as the server measured it (``Server-Timing``, config/asgi.py):
+the time in Django, thread hand-offs included; the rest went to uvicorn's event loop, the
+network and the load generator, which shares the 2 cores with the server.
 
 Needs PostgreSQL and Redis on 127.0.0.1 (``make test`` with CI=true starts them).
 """
@@ -209,7 +216,8 @@ async def play_games(
                     view = response.json()
                     acted_at[game] = view["version"]
 
-    async def table_runner(group: list[str]) -> None:
+    async def table_runner(group: list[str], opens_after: float) -> None:
+        await asyncio.sleep(opens_after)
         while time.monotonic() < stop:
             game = await new_game(http, group, {"preset": "classic", "max_hands": 3})
             deadline = time.monotonic() + 600
@@ -228,7 +236,9 @@ async def play_games(
     started = time.monotonic()
     seats = [asyncio.create_task(seat(t, random.Random(rng.random()))) for t in tokens]
     await asyncio.sleep(0.5)
-    await asyncio.gather(*(table_runner(group) for group in tables))
+    # Paced tables open at random moments over the first two think times: opened all in the
+    # same instant, 22 tables and 44 joins at once held every early move up for 100-400 ms.
+    await asyncio.gather(*(table_runner(group, rng.uniform(0, 2 * think)) for group in tables))
     elapsed = time.monotonic() - started
     for task in seats:
         task.cancel()
