@@ -45,12 +45,22 @@ def issue_token(player: Player, scopes: Iterable[str], name: str = "") -> tuple[
 
 
 def token_for_key(key: str) -> ApiToken | None:
-    """The live token with this key, with its player, or None."""
-    return (
-        ApiToken.objects.select_related("player")
-        .filter(key_hash=hash_key(key), revoked_at__isnull=True, player__is_active=True)
-        .first()
+    """The live token with this key, with its player, or None.
+
+    Two plain queries: every API request runs this, and compiling the ORM's query (with
+    ``select_related``) cost 1.0-1.7 ms of CPU against 0.55 ms for these two.
+    """
+    tokens, players = ApiToken._meta.db_table, Player._meta.db_table
+    live = ApiToken.objects.raw(
+        f"SELECT t.* FROM {tokens} t JOIN {players} p ON p.id = t.player_id"
+        " WHERE t.key_hash = %s AND t.revoked_at IS NULL AND p.is_active",
+        [hash_key(key)],
     )
+    token = next(iter(live), None)
+    if token is not None:
+        player = Player.objects.raw(f"SELECT * FROM {players} WHERE id = %s", [token.player_id])
+        token.player = next(iter(player))
+    return token
 
 
 def parse_authorization(header: str) -> str | None:

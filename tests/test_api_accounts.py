@@ -6,8 +6,10 @@ import hashlib
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
-from games.models import ApiToken
+from games.auth import issue_token, token_for_key
+from games.models import ApiToken, Player
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer
 from tests.game_helpers import start_table
@@ -461,3 +463,28 @@ def test_it_lets_a_bot_token_sit_at_a_table(api_server: LiveServer) -> None:
 
     assert view["your_seat"] == 2
     assert view["seats"][2] == {"seat": 2, "username": "annbot", "is_bot": True}
+
+
+def test_it_refuses_the_tokens_of_a_deactivated_account(api_server: LiveServer) -> None:
+    ann = register(api_server.url, "ann")
+    bob = register(api_server.url, "bob")
+    Player.objects.filter(username="ann").update(is_active=False)
+
+    error_of(ann.get("/me"), 401, "invalid_token")
+    assert bob.ok("GET", "/me")["username"] == "bob"
+
+
+def test_it_finds_a_live_token_with_its_player_and_no_other() -> None:
+    ann = Player.objects.create_user("ann", password=PASSWORD)
+    bob = Player.objects.create_user("bob", password=PASSWORD)
+    token, key = issue_token(ann, ["play"])
+    _, bobs_key = issue_token(bob, ["play"])
+
+    found = token_for_key(key)
+
+    assert found is not None and found.pk == token.pk
+    assert found.player.username == "ann" and found.scopes == ["play"]
+    assert token_for_key(bobs_key).player.username == "bob"  # type: ignore[union-attr]
+    assert token_for_key(key + "x") is None
+    ApiToken.objects.filter(pk=token.pk).update(revoked_at=timezone.now())
+    assert token_for_key(key) is None
