@@ -302,11 +302,12 @@ def misses(
     me: int,
     limit: int = 1 << 30,
     known: Sequence[int] | None = None,
+    unmodelled: int = 0,
 ) -> tuple[int, tuple[int, int, int] | None]:
     """:func:`surprise`, and the first miss as ``(number, seat, card)``: the play's number
     in ``plays`` and the card ``house:heuristic`` would have played there instead (None
     when every play fits) -- what a repair of the deal has to move out of that seat's
-    hand."""
+    hand. The plays of the seats in the mask ``unmodelled`` are not checked."""
     from bots.strategies.heuristic import play_from
 
     n = len(hands)
@@ -327,7 +328,7 @@ def misses(
             suited = hand & (0x1FFF << (13 * led))
             if suited:
                 legal = suited
-        if seat != me and legal & (legal - 1):
+        if seat != me and not unmodelled >> seat & 1 and legal & (legal - 1):
             unseen = out & ~known[seat] if known is not None else out
             for q in range(n):
                 if q != seat:
