@@ -57,9 +57,13 @@ def token_for_key(key: str) -> ApiToken | None:
         [hash_key(key)],
     )
     token = next(iter(live), None)
-    if token is not None:
-        player = Player.objects.raw(f"SELECT * FROM {players} WHERE id = %s", [token.player_id])
-        token.player = next(iter(player))
+    if token is None:
+        return None
+    player = Player.objects.raw(f"SELECT * FROM {players} WHERE id = %s", [token.player_id])
+    found = next(iter(player), None)
+    if found is None:  # deleted between the two queries
+        return None
+    token.player = found
     return token
 
 
