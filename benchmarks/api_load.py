@@ -45,7 +45,7 @@ from collections import defaultdict
 from typing import Any
 
 import httpx
-from common import BIN, ROOT, free_port, fresh_database, percentile
+from common import BIN, ROOT, free_port, fresh_database, percentile, process_cpu_seconds
 
 DB_NAME = "sergeant_bench"
 REDIS_URL = "redis://127.0.0.1:6379/12"
@@ -298,15 +298,42 @@ async def long_game(http: httpx.AsyncClient, tokens: list[str], moves: int) -> d
     return {"move_10_ms": statistics.median(early_ms), "move_1000_ms": statistics.median(late_ms)}
 
 
-async def run(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
+class CpuMeter:
+    """CPU seconds spent by the server side (the uvicorn processes, PostgreSQL, Redis) and
+    by this load generator, per measured phase: what an operation costs the machine, a
+    figure far steadier between runs than throughput on a shared machine."""
+
+    def __init__(self, server_pid: int) -> None:
+        self.server_pid = server_pid
+
+    def _server(self, pid: int, parent: int, name: str) -> bool:
+        return self.server_pid in (pid, parent) or name in ("postgres", "redis-server")
+
+    def read(self) -> tuple[float, float]:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        return process_cpu_seconds(self._server), own.ru_utime + own.ru_stime
+
+    async def measure(self, phase: Any) -> dict[str, Any]:
+        """Runs the phase (an awaitable giving its figures) and adds its CPU per operation."""
+        server_before, client_before = self.read()
+        result: dict[str, Any] = await phase
+        server_after, client_after = self.read()
+        count = max(1, result["count"])
+        result["server_cpu_ms"] = (server_after - server_before) * 1000 / count
+        result["client_cpu_ms"] = (client_after - client_before) * 1000 / count
+        return result
+
+
+async def run(args: argparse.Namespace, base_url: str, server_pid: int) -> dict[str, Any]:
+    cpu = CpuMeter(server_pid)
     limits = httpx.Limits(max_connections=args.clients * 2, max_keepalive_connections=20)
     async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as http:
         tokens = [await register(http, f"load{i}") for i in range(args.clients)]
         long_tokens = [await register(http, f"long{i}") for i in range(6)]
         # Unmeasured warm-up: the database pools fill, lazy imports and caches settle.
         await baseline(http, tokens, min(5.0, args.seconds))
-        base = await baseline(http, tokens, args.seconds)
-        games = await play_games(http, base_url, tokens, args.seconds, args.poll_games)
+        base = await cpu.measure(baseline(http, tokens, args.seconds))
+        games = await cpu.measure(play_games(http, base_url, tokens, args.seconds, args.poll_games))
         paced = {
             think: await play_games(
                 http, base_url, tokens, args.seconds, args.poll_games, think / 1000
@@ -353,7 +380,7 @@ def main() -> None:
     server = start_server(env, port, args.workers)
     started, cpu_before = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF)
     try:
-        result = asyncio.run(run(args, f"http://127.0.0.1:{port}"))
+        result = asyncio.run(run(args, f"http://127.0.0.1:{port}", server.pid))
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
@@ -383,6 +410,12 @@ def main() -> None:
     print(server_line(games))
     print(
         f"moves/s vs baseline:     {games['per_second'] / base['per_second']:8.2f}  (target ≥ 0.50)"
+    )
+    print(
+        f"CPU per operation:       GET /me {base['server_cpu_ms']:.1f} ms server + "
+        f"{base['client_cpu_ms']:.1f} ms load generator; move {games['server_cpu_ms']:.1f} ms "
+        f"+ {games['client_cpu_ms']:.1f} ms; server ratio "
+        f"{base['server_cpu_ms'] / games['server_cpu_ms']:.2f}"
     )
     for think, paced in result["paced"].items():
         print(
