@@ -434,17 +434,22 @@ def _line(data: dict[str, Any]) -> bytes:
 
 
 async def _stream_lines(player: Player) -> AsyncIterator[bytes]:
-    last = await _db(selectors.last_message_id)(player)
+    cursor = selectors.StreamCursor(await _db(selectors.last_message_id)(player))
     for turn in await _db(selectors.pending_turns)(player):
         yield _line(turn)
     with realtime.listening(realtime.player_channel(player.pk)) as waiter:
         quiet_since = time.monotonic()
         while True:
-            lines = await _db(selectors.stream_lines_after)(player, last)
+            lines = await _db(selectors.stream_lines_after)(
+                player, cursor.settled, list(cursor.recent)
+            )
             for message_id, line in lines:
-                last = message_id
+                cursor.delivered(message_id, time.monotonic())
                 quiet_since = time.monotonic()
                 yield line
+            cursor.settle(time.monotonic())
+            if len(lines) == selectors.STREAM_PAGE:
+                continue  # more are waiting: no need to be woken for them
             quiet = time.monotonic() - quiet_since
             if quiet >= STREAM_KEEPALIVE_SECONDS:
                 yield b"\n"

@@ -8,7 +8,8 @@ else) or, after the end, the full record; every event list by :func:`visible_eve
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -175,20 +176,57 @@ def last_message_id(player: Player) -> int:
     )
 
 
-def stream_lines_after(player: Player, after_id: int) -> list[tuple[int, bytes]]:
-    """The caller's next stream messages as (id, NDJSON line), oldest first, at most 100.
+#: A stream's cursor moves past a message id this long after it was delivered: longer than
+#: any transaction that writes stream messages takes to commit, plus a stream's recheck.
+STREAM_SETTLE_SECONDS = 20.0
+STREAM_PAGE = 100
+
+
+@dataclass
+class StreamCursor:
+    """Where a stream is in its player's messages.
+
+    Message ids come from one sequence, but transactions commit in their own order: on
+    PostgreSQL a message can become visible after one with a higher id (a bot account's
+    moves in two games committing out of order). A cursor moved to the highest id delivered
+    would skip the lower one for good, and the bot would miss its turn. So the cursor moves
+    only past ids delivered at least ``STREAM_SETTLE_SECONDS`` ago, when every transaction
+    that took a lower id has ended, and remembers the ids delivered above it (``recent``).
+    """
+
+    settled: int
+    recent: dict[int, float] = field(default_factory=dict)  # id -> when delivered
+
+    def delivered(self, message_id: int, now: float) -> None:
+        self.recent[message_id] = now
+
+    def settle(self, now: float) -> None:
+        old = [i for i, at in self.recent.items() if now - at >= STREAM_SETTLE_SECONDS]
+        if old:
+            self.settled = max(self.settled, *old)
+            self.recent = {i: at for i, at in self.recent.items() if i > self.settled}
+
+
+def stream_lines_after(
+    player: Player, after_id: int, delivered: Collection[int] = ()
+) -> list[tuple[int, bytes]]:
+    """The caller's next stream messages as (id, NDJSON line), oldest first, at most
+    ``STREAM_PAGE``: those above ``after_id`` but not in ``delivered``
+    (:class:`StreamCursor`).
 
     Raw SQL, and the line is spliced from the stored JSON text: every stream runs this after
     each wake-up, and compiling the ORM's query, then decoding the payload (a seat's whole
     view, growing with the game) only to encode it again, cost more than the query itself.
     A payload key ``type`` would come after ours and win, as ``{"type": t, **payload}`` did.
     """
+    skip = sorted(i for i in delivered if i > after_id)
+    not_delivered = f" AND id NOT IN ({', '.join(['%s'] * len(skip))})" if skip else ""
     sql = (
         f"SELECT id, type, payload FROM {PlayerMessage._meta.db_table}"
-        " WHERE player_id = %s AND id > %s ORDER BY id LIMIT 100"
+        f" WHERE player_id = %s AND id > %s{not_delivered} ORDER BY id LIMIT {STREAM_PAGE}"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [player.pk, after_id])
+        cursor.execute(sql, [player.pk, after_id, *skip])
         rows = cursor.fetchall()
     lines = []
     for message_id, message_type, payload in rows:
