@@ -1,5 +1,6 @@
-"""The example bot (``python -m bots.example``) plays a whole game against the running
-platform, through the SDK only, beside two house bots."""
+"""The example bot (``python -m bots.example``) plays whole games against the running
+platform, through the SDK only, beside house bots: several at once on one stream, as bot
+accounts do (their turns in different games commit in any order)."""
 
 from __future__ import annotations
 
@@ -16,20 +17,27 @@ from tests.support import ROOT, VENV_BIN, clean_env
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_it_plays_a_full_game_with_the_example_bot(
+GAMES = 4
+
+
+def test_it_plays_full_games_at_once_with_the_example_bot(
     api_server: LiveServer, celery_worker: WorkerInfo
 ) -> None:
     owner = register(api_server.url, "examplehost")
     bot = owner.ok("POST", "/bots", 201, json={"username": "examplebot", "mode": "poll"})
+    game_ids = []
     with Client(api_server.url, owner.token) as sdk:
-        table = sdk.create_table({"preset": "classic", "max_hands": 2}, True, 30, seat=None)
-        sdk.seat_bot(table["id"], "house:random", 1)
-        sdk.seat_bot(table["id"], "house:random", 2)
-        started = sdk.seat_bot(table["id"], "examplebot", 0)
-        with pytest.raises(ApiError) as refused:
-            sdk.seat_bot(table["id"], "house:random", 0)
-        assert refused.value.status == 409
-    assert started["status"] == "playing"
+        for number in range(GAMES):
+            table = sdk.create_table({"preset": "classic", "max_hands": 2}, True, 30, seat=None)
+            sdk.seat_bot(table["id"], "house:random", 1)
+            sdk.seat_bot(table["id"], "house:random", 2)
+            started = sdk.seat_bot(table["id"], "examplebot", 0)
+            if number == 0:
+                with pytest.raises(ApiError) as refused:
+                    sdk.seat_bot(table["id"], "house:random", 0)
+                assert refused.value.status == 409
+            assert started["status"] == "playing"
+            game_ids.append(started["game"])
 
     done = subprocess.run(
         [
@@ -41,7 +49,7 @@ def test_it_plays_a_full_game_with_the_example_bot(
             "--token",
             bot["token"],
             "--games",
-            "1",
+            str(GAMES),
         ],
         cwd=ROOT,
         env=clean_env(),
@@ -52,11 +60,11 @@ def test_it_plays_a_full_game_with_the_example_bot(
     assert done.returncode == 0, done.stderr
     assert "playing as examplebot" in done.stderr
 
-    game = Game.objects.get(pk=started["game"])
-    assert game.status == Game.Status.FINISHED
-    mine = GamePlayer.objects.get(game=game, seat=0)
-    assert (mine.player.username, mine.timeouts, mine.replaced_by) == ("examplebot", 0, None)
-    # It really played: its cards went to tricks, none by the move timer.
-    plays = GameEvent.objects.filter(game=game, type="play", payload__seat=0).count()
-    assert plays == 16 * game.result["hands_played"]  # 16 tricks a classic hand
-    assert not GameEvent.objects.filter(game=game, type="timeout").exists()
+    for game in Game.objects.filter(pk__in=game_ids):
+        assert game.status == Game.Status.FINISHED
+        mine = GamePlayer.objects.get(game=game, seat=0)
+        assert (mine.player.username, mine.timeouts, mine.replaced_by) == ("examplebot", 0, None)
+        # It really played: its cards went to tricks, none by the move timer.
+        plays = GameEvent.objects.filter(game=game, type="play", payload__seat=0).count()
+        assert plays == 16 * game.result["hands_played"]  # 16 tricks a classic hand
+        assert not GameEvent.objects.filter(game=game, type="timeout").exists()
