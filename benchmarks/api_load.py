@@ -21,6 +21,10 @@ uvicorn (ASGI) on loopback, then measures in one run:
    of the 21 moves around each), the early moves made in a second game, alternately with
    the late ones, so that both see the same load.
 
+The baseline and the games also report the CPU time per operation of the server side
+(the uvicorn processes, PostgreSQL and Redis, read from ``/proc``) and of the load
+generator: a cost, steadier between runs on a shared machine than any throughput.
+
 Every latency is also given as the server measured it (``Server-Timing``, config/asgi.py):
 the time in Django, thread hand-offs included; the rest went to uvicorn's event loop, the
 network and the load generator, which shares the 2 cores with the server.
