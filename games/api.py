@@ -9,8 +9,10 @@ their ``cls`` attribute.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Callable
+from datetime import datetime
 from functools import wraps
 from typing import Any, TypeVar
 
@@ -18,6 +20,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.pagination import PageNumberPagination
@@ -49,6 +52,8 @@ from games.serializers import (
     TokenSerializer,
     paginated,
 )
+
+logger = logging.getLogger(__name__)
 
 ERROR = OpenApiResponse(description='`{"error": {"code", "message", ...}}`')
 CanPlay = require_scope(ApiToken.Scope.PLAY)
@@ -433,23 +438,36 @@ def _line(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, default=str, separators=(",", ":")) + "\n").encode()
 
 
+def _log_late_line(player: Player, message_id: int, created_at: Any) -> None:
+    """A line found after a higher id was sent: how late, to check the settle time holds."""
+    aware = isinstance(created_at, datetime) and timezone.is_aware(created_at)
+    late = (timezone.now() - created_at).total_seconds() if aware else -1.0
+    logger.info(
+        "stream of player %s: message %s came after a higher id, %.1f s after it was written",
+        player.pk, message_id, late,
+    )  # fmt: skip
+
+
 async def _stream_lines(player: Player) -> AsyncIterator[bytes]:
-    cursor = selectors.StreamCursor(await _db(selectors.last_message_id)(player))
+    cursor = await _db(selectors.stream_cursor)(player, time.monotonic())
     for turn in await _db(selectors.pending_turns)(player):
         yield _line(turn)
     with realtime.listening(realtime.player_channel(player.pk)) as waiter:
         quiet_since = time.monotonic()
         while True:
-            lines = await _db(selectors.stream_lines_after)(
-                player, cursor.settled, list(cursor.recent)
-            )
-            for message_id, line in lines:
-                cursor.delivered(message_id, time.monotonic())
+            looked = time.monotonic()
+            lines = await _db(selectors.stream_lines_after)(player, cursor.settled, cursor.recent)
+            highest = max(cursor.recent, default=cursor.settled)
+            for message_id, line, created_at in lines:
+                if message_id < highest:
+                    _log_late_line(player, message_id, created_at)
+                highest = max(highest, message_id)
                 quiet_since = time.monotonic()
+                cursor.delivered(message_id, quiet_since)
                 yield line
-            cursor.settle(time.monotonic())
             if len(lines) == selectors.STREAM_PAGE:
-                continue  # more are waiting: no need to be woken for them
+                continue  # more are waiting: look again at once, and settle after them
+            cursor.settle(looked)
             quiet = time.monotonic() - quiet_since
             if quiet >= STREAM_KEEPALIVE_SECONDS:
                 yield b"\n"

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection
 from django.db.models import F, Q, QuerySet
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 
 from config.api_errors import ApiError
 from games.engine import Game as Engine
@@ -166,18 +167,11 @@ def game_record(game_id: int) -> dict[str, Any]:
 # --- Streams --------------------------------------------------------------------------------
 
 
-def last_message_id(player: Player) -> int:
-    return (
-        PlayerMessage.objects.filter(player=player)
-        .order_by("-id")
-        .values_list("id", flat=True)
-        .first()
-        or 0
-    )
-
-
-#: A stream's cursor moves past a message id this long after it was delivered: longer than
-#: any transaction that writes stream messages takes to commit, plus a stream's recheck.
+#: A stream's cursor moves past a message id once a look began this long after the id was
+#: delivered. It assumes that no transaction writing stream messages takes longer than this
+#: to commit (a move takes milliseconds; opening a tournament round, the longest, about a
+#: second per few dozen tables); the stream logs every line it finds out of id order, with
+#: how late it was. SQLite runs one writer at a time, so its ids show in order: no wait.
 STREAM_SETTLE_SECONDS = 20.0
 STREAM_PAGE = 100
 
@@ -190,50 +184,88 @@ class StreamCursor:
     PostgreSQL a message can become visible after one with a higher id (a bot account's
     moves in two games committing out of order). A cursor moved to the highest id delivered
     would skip the lower one for good, and the bot would miss its turn. So the cursor moves
-    only past ids delivered at least ``STREAM_SETTLE_SECONDS`` ago, when every transaction
-    that took a lower id has ended, and remembers the ids delivered above it (``recent``).
+    only past ids delivered at least ``settle_seconds`` before a look began, when every
+    transaction that took a lower id has ended and been looked at, and remembers the ids
+    delivered above it (``recent``), which the next looks leave out.
     """
 
     settled: int
     recent: dict[int, float] = field(default_factory=dict)  # id -> when delivered
+    settle_seconds: float = STREAM_SETTLE_SECONDS
 
     def delivered(self, message_id: int, now: float) -> None:
         self.recent[message_id] = now
 
-    def settle(self, now: float) -> None:
-        old = [i for i, at in self.recent.items() if now - at >= STREAM_SETTLE_SECONDS]
+    def settle(self, looked: float) -> None:
+        """Move past what was delivered long enough before the look begun at ``looked``
+        (call it only after a look that returned every line there was)."""
+        old = [i for i, at in self.recent.items() if looked - at >= self.settle_seconds]
         if old:
             self.settled = max(self.settled, *old)
             self.recent = {i: at for i, at in self.recent.items() if i > self.settled}
 
 
+def stream_cursor(player: Player, now: float) -> StreamCursor:
+    """A new stream's cursor: past every message there is (a stream sends what comes after
+    it connects; pending turns are sent apart). Messages younger than the settle time count
+    as delivered rather than settled, so one committing later with a lower id still goes
+    out."""
+    if connection.vendor != "postgresql":
+        latest = PlayerMessage.objects.filter(player=player).order_by("-id").first()
+        return StreamCursor(latest.id if latest else 0, settle_seconds=0.0)
+    table = PlayerMessage._meta.db_table
+    cutoff = timezone.now() - timedelta(seconds=STREAM_SETTLE_SECONDS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {table} WHERE player_id = %s AND created_at < %s"
+            " ORDER BY id DESC LIMIT 1",
+            [player.pk, cutoff],
+        )
+        row = cursor.fetchone()
+        settled = row[0] if row else 0
+        cursor.execute(
+            f"SELECT id FROM {table} WHERE player_id = %s AND id > %s", [player.pk, settled]
+        )
+        recent = {message_id: now for (message_id,) in cursor.fetchall()}
+    return StreamCursor(settled, recent)
+
+
 def stream_lines_after(
-    player: Player, after_id: int, delivered: Collection[int] = ()
-) -> list[tuple[int, bytes]]:
-    """The caller's next stream messages as (id, NDJSON line), oldest first, at most
-    ``STREAM_PAGE``: those above ``after_id`` but not in ``delivered``
-    (:class:`StreamCursor`).
+    player: Player, after_id: int, exclude_ids: Collection[int] = ()
+) -> list[tuple[int, bytes, datetime]]:
+    """The caller's next stream messages as (id, NDJSON line, created at), oldest first, at
+    most ``STREAM_PAGE``: those above ``after_id`` but not in ``exclude_ids`` (the ids a
+    :class:`StreamCursor` delivered above it).
 
     Raw SQL, and the line is spliced from the stored JSON text: every stream runs this after
     each wake-up, and compiling the ORM's query, then decoding the payload (a seat's whole
     view, growing with the game) only to encode it again, cost more than the query itself.
     A payload key ``type`` would come after ours and win, as ``{"type": t, **payload}`` did.
     """
-    skip = sorted(i for i in delivered if i > after_id)
-    not_delivered = f" AND id NOT IN ({', '.join(['%s'] * len(skip))})" if skip else ""
+    exclude = list(exclude_ids)
+    params: list[Any] = [player.pk, after_id]
+    not_delivered = ""
+    if connection.vendor == "postgresql":
+        # One array parameter: the statement's text stays the same whatever the count.
+        not_delivered = " AND NOT (id = ANY(%s))"
+        params.append(exclude)
+    elif exclude:
+        not_delivered = f" AND id NOT IN ({', '.join(['%s'] * len(exclude))})"
+        params.extend(exclude)
     sql = (
-        f"SELECT id, type, payload FROM {PlayerMessage._meta.db_table}"
+        f"SELECT id, type, payload, created_at FROM {PlayerMessage._meta.db_table}"
         f" WHERE player_id = %s AND id > %s{not_delivered} ORDER BY id LIMIT {STREAM_PAGE}"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [player.pk, after_id, *skip])
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     lines = []
-    for message_id, message_type, payload in rows:
+    for message_id, message_type, payload, created_at in rows:
         text = payload if isinstance(payload, str) else json.dumps(payload, default=str)
         body = text.strip()[1:].lstrip()
         head = '{"type":' + json.dumps(message_type)
-        lines.append((message_id, (head + ("," if body != "}" else "") + body + "\n").encode()))
+        line = (head + ("," if body != "}" else "") + body + "\n").encode()
+        lines.append((message_id, line, created_at))
     return lines
 
 

@@ -60,7 +60,9 @@ def test_it_plays_full_games_at_once_with_the_example_bot(
     assert done.returncode == 0, done.stderr
     assert "playing as examplebot" in done.stderr
 
-    for game in Game.objects.filter(pk__in=game_ids):
+    games = list(Game.objects.filter(pk__in=game_ids))
+    assert len(games) == GAMES
+    for game in games:
         assert game.status == Game.Status.FINISHED
         mine = GamePlayer.objects.get(game=game, seat=0)
         assert (mine.player.username, mine.timeouts, mine.replaced_by) == ("examplebot", 0, None)

@@ -26,10 +26,10 @@ def test_it_builds_each_line_as_the_type_followed_by_the_payload() -> None:
 
     lines = selectors.stream_lines_after(player, first.id)
 
-    assert [json.loads(line) for _, line in lines] == [
+    assert [json.loads(line) for _, line, _ in lines] == [
         {"type": kind, **payload} for kind, payload in payloads
     ]
-    assert all(line.endswith(b"\n") and line.count(b"\n") == 1 for _, line in lines)
-    ids = [message_id for message_id, _ in lines]
+    assert all(line.endswith(b"\n") and line.count(b"\n") == 1 for _, line, _ in lines)
+    ids = [message_id for message_id, _, _ in lines]
     assert ids == sorted(ids) and ids[0] > first.id
     assert selectors.stream_lines_after(player, ids[-1]) == []

@@ -24,17 +24,20 @@ from tests.api_client import register
 from tests.conftest import LiveServer
 
 
-def test_it_moves_the_cursor_only_past_ids_delivered_long_enough_ago() -> None:
+def test_it_moves_the_cursor_only_past_ids_delivered_long_enough_before_a_look() -> None:
+    settle = selectors.STREAM_SETTLE_SECONDS
     cursor = selectors.StreamCursor(settled=10)
     cursor.delivered(14, now=100.0)
     cursor.delivered(12, now=105.0)
+    cursor.delivered(16, now=105.0)
 
-    cursor.settle(now=100.0 + selectors.STREAM_SETTLE_SECONDS - 1)
-    assert (cursor.settled, set(cursor.recent)) == (10, {12, 14})
+    cursor.settle(looked=100.0 + settle - 1)
+    assert (cursor.settled, set(cursor.recent)) == (10, {12, 14, 16})
 
-    # 14 has settled: every transaction that took a lower id has ended; 12 goes with it.
-    cursor.settle(now=100.0 + selectors.STREAM_SETTLE_SECONDS)
-    assert (cursor.settled, cursor.recent) == (14, {})
+    # 14 has settled: every transaction that took a lower id had ended before the look.
+    # 12 goes with it (delivered already); 16 is too young.
+    cursor.settle(looked=100.0 + settle)
+    assert (cursor.settled, set(cursor.recent)) == (14, {16})
 
 
 @pytest.mark.django_db
@@ -45,12 +48,13 @@ def test_it_leaves_out_the_lines_already_delivered_above_the_cursor() -> None:
         for g in range(4)
     ]
 
-    lines = selectors.stream_lines_after(player, ids[0], delivered=[ids[2]])
+    lines = selectors.stream_lines_after(player, ids[0], exclude_ids=[ids[2]])
 
-    assert [message_id for message_id, _ in lines] == [ids[1], ids[3]]
+    assert [message_id for message_id, _, _ in lines] == [ids[1], ids[3]]
+    assert selectors.stream_lines_after(player, ids[0], exclude_ids=ids[1:]) == []
 
 
-def read_stream(url: str, token: str, lines: list[dict[str, Any]], stop: threading.Event) -> None:
+def read_stream(url: str, token: str, lines: list[dict[str, Any]], ready: threading.Event) -> None:
     # (The server closes the stream when the suite stops it.)
     with (
         contextlib.suppress(httpx.TransportError),
@@ -61,8 +65,8 @@ def read_stream(url: str, token: str, lines: list[dict[str, Any]], stop: threadi
         for line in response.iter_lines():
             if line.strip():
                 lines.append(json.loads(line))
-            if stop.is_set():
-                return
+            else:
+                ready.set()  # a keep-alive: the stream is in its loop
 
 
 def wait_for_games(lines: list[dict[str, Any]], count: int) -> list[int]:
@@ -77,41 +81,56 @@ def message_for(player: Player, game: int) -> None:
     realtime.publish([realtime.player_channel(player.pk)])
 
 
+def open_transaction() -> psycopg.Connection[Any]:
+    """A second connection to the test database, for a transaction left open."""
+    db = connection.settings_dict
+    return psycopg.connect(
+        host=db["HOST"], port=db["PORT"] or 5432, user=db["USER"], dbname=db["NAME"],
+        password=db["PASSWORD"] or None,
+    )  # fmt: skip
+
+
+def insert_message(other: psycopg.Connection[Any], player: Player, game: int) -> None:
+    other.execute(
+        f"INSERT INTO {PlayerMessage._meta.db_table} (player_id, type, payload, created_at)"
+        " VALUES (%s, 'game_start', %s, now())",
+        [player.pk, json.dumps({"game": game})],
+    )
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(
     connection.vendor != "postgresql", reason="SQLite makes ids visible in commit order"
 )
-def test_it_streams_a_message_whose_transaction_commits_after_a_later_one(
+def test_it_streams_messages_whose_transactions_commit_after_a_later_one(
     api_server: LiveServer,
 ) -> None:
     client = register(api_server.url, "latecomer")
     player = Player.objects.get(username="latecomer")
     lines: list[dict[str, Any]] = []
-    stop = threading.Event()
-    threading.Thread(
-        target=read_stream, args=(api_server.url, client.token, lines, stop), daemon=True
-    ).start()
-    time.sleep(0.5)  # connected: its cursor is at the player's last message (none)
-    message_for(player, 1)
-    assert wait_for_games(lines, 1) == [1]
+    ready = threading.Event()
 
-    settings = connection.settings_dict
-    with psycopg.connect(
-        host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
-        dbname=settings["NAME"], password=settings["PASSWORD"] or None,
-    ) as other:  # fmt: skip
-        # This transaction takes the lower id and commits last.
-        other.execute(
-            f"INSERT INTO {PlayerMessage._meta.db_table} (player_id, type, payload, created_at)"
-            " VALUES (%s, 'game_start', '{\"game\": 2}', now())",
-            [player.pk],
-        )
-        message_for(player, 3)
-        assert wait_for_games(lines, 2) == [1, 3]
+    # Before the stream connects: game 1's message takes the lower id and commits last,
+    # game 2's is committed when it connects (it is history then, not sent).
+    with open_transaction() as other:
+        insert_message(other, player, 1)
+        message_for(player, 2)
+        threading.Thread(
+            target=read_stream, args=(api_server.url, client.token, lines, ready), daemon=True
+        ).start()
+        assert ready.wait(10)
         other.commit()
     realtime.publish([realtime.player_channel(player.pk)])
+    assert wait_for_games(lines, 1) == [1]
 
-    assert wait_for_games(lines, 3) == [1, 3, 2]
-    message_for(player, 4)
-    assert wait_for_games(lines, 4) == [1, 3, 2, 4]  # and nothing twice
-    stop.set()
+    # While it streams: game 3's message takes the lower id, game 4's is sent first.
+    with open_transaction() as other:
+        insert_message(other, player, 3)
+        message_for(player, 4)
+        assert wait_for_games(lines, 2) == [1, 4]
+        other.commit()
+    realtime.publish([realtime.player_channel(player.pk)])
+    assert wait_for_games(lines, 3) == [1, 4, 3]
+
+    message_for(player, 5)
+    assert wait_for_games(lines, 4) == [1, 4, 3, 5]  # and nothing twice
