@@ -40,6 +40,18 @@ def test_it_moves_the_cursor_only_past_ids_delivered_long_enough_before_a_look()
     assert (cursor.settled, set(cursor.recent)) == (14, {16})
 
 
+def test_it_remembers_a_bounded_number_of_ids_above_the_cursor() -> None:
+    cursor = selectors.StreamCursor(settled=0)
+    newest = 10 + selectors.STREAM_RECENT_MAX
+    for message_id in range(1, newest + 1):
+        cursor.delivered(message_id, now=100.0)
+
+    cursor.settle(looked=101.0)
+
+    assert cursor.settled == newest - selectors.STREAM_RECENT_MAX
+    assert sorted(cursor.recent) == list(range(cursor.settled + 1, newest + 1))
+
+
 @pytest.mark.django_db
 def test_it_leaves_out_the_lines_already_delivered_above_the_cursor() -> None:
     player = Player.objects.create(username="skipper")
