@@ -203,8 +203,8 @@ class StreamCursor:
         self.recent[message_id] = now
 
     def settle(self, looked: float) -> None:
-        """Move past what was delivered long enough before the look begun at ``looked``
-        (call it only after a look that returned every line there was)."""
+        """Move past what was delivered long enough before the look that began at
+        ``looked`` (call it only after a look that returned every line there was)."""
         old = [i for i, at in self.recent.items() if looked - at >= self.settle_seconds]
         if len(self.recent) > STREAM_RECENT_MAX:
             old.append(sorted(self.recent)[-STREAM_RECENT_MAX - 1])
@@ -219,8 +219,8 @@ def stream_cursor(player: Player, now: float) -> StreamCursor:
     as delivered rather than settled, so one committing later with a lower id still goes
     out."""
     if connection.vendor != "postgresql":
-        latest = PlayerMessage.objects.filter(player=player).order_by("-id").first()
-        return StreamCursor(latest.id if latest else 0, settle_seconds=0.0)
+        ids = PlayerMessage.objects.filter(player=player).order_by("-id")
+        return StreamCursor(ids.values_list("id", flat=True).first() or 0, settle_seconds=0.0)
     table = PlayerMessage._meta.db_table
     cutoff = timezone.now() - timedelta(seconds=STREAM_SETTLE_SECONDS)
     with connection.cursor() as cursor:
