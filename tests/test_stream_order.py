@@ -21,7 +21,7 @@ from django.db import connection
 from games import realtime, selectors
 from games.models import Player, PlayerMessage
 from tests.api_client import register
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, database_url_of_current_connection
 
 
 def test_it_moves_the_cursor_only_past_ids_delivered_long_enough_before_a_look() -> None:
@@ -95,11 +95,7 @@ def message_for(player: Player, game: int) -> None:
 
 def open_transaction() -> psycopg.Connection[Any]:
     """A second connection to the test database, for a transaction left open."""
-    db = connection.settings_dict
-    return psycopg.connect(
-        host=db["HOST"], port=db["PORT"] or 5432, user=db["USER"], dbname=db["NAME"],
-        password=db["PASSWORD"] or None,
-    )  # fmt: skip
+    return psycopg.connect(database_url_of_current_connection())
 
 
 def insert_message(other: psycopg.Connection[Any], player: Player, game: int) -> None:
