@@ -20,7 +20,7 @@ from django.db import connection
 
 from games import realtime, selectors
 from games.models import Player, PlayerMessage
-from tests.api_client import register
+from tests.api_client import Client, register
 from tests.conftest import LiveServer, database_url_of_current_connection
 
 
@@ -66,15 +66,10 @@ def test_it_leaves_out_the_lines_already_delivered_above_the_cursor() -> None:
     assert selectors.stream_lines_after(player, ids[0], exclude_ids=ids[1:]) == []
 
 
-def read_stream(url: str, token: str, lines: list[dict[str, Any]], ready: threading.Event) -> None:
+def read_stream(client: Client, lines: list[dict[str, Any]], ready: threading.Event) -> None:
     # (The server closes the stream when the suite stops it.)
-    with (
-        contextlib.suppress(httpx.TransportError),
-        httpx.stream(
-            "GET", url + "/api/v1/stream", headers={"Authorization": f"Token {token}"}, timeout=30
-        ) as response,
-    ):
-        for line in response.iter_lines():
+    with contextlib.suppress(httpx.TransportError):
+        for line in client.stream_lines():
             if line.strip():
                 lines.append(json.loads(line))
             else:
@@ -123,9 +118,7 @@ def test_it_streams_messages_whose_transactions_commit_after_a_later_one(
     with open_transaction() as other:
         insert_message(other, player, 1)
         message_for(player, 2)
-        threading.Thread(
-            target=read_stream, args=(api_server.url, client.token, lines, ready), daemon=True
-        ).start()
+        threading.Thread(target=read_stream, args=(client, lines, ready), daemon=True).start()
         assert ready.wait(10)
         other.commit()
     realtime.publish([realtime.player_channel(player.pk)])
