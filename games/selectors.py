@@ -142,12 +142,20 @@ def event_data(event: GameEvent) -> dict[str, Any]:
 
 
 def events_after(game_id: int, viewer: Player | None, after: int) -> dict[str, Any]:
-    """``{"events": [...], "version"}``: what the caller may see with ``seq > after``."""
+    """``{"events": [...], "version"}``: what the caller may see with ``seq > after``.
+
+    Only the events up to the game row's ``last_seq``: a move committed between reading
+    the row and reading the events would otherwise come with the version, status and
+    visibility of the game before it (the next look brings it, woken by its move)."""
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
         raise ApiError(404, "not_found", "No such game.")
     seat = viewer_seat(game, viewer)
-    rows = visible_events(game, seat).filter(seq__gt=after).order_by("seq")[:EVENTS_PAGE]
+    rows = (
+        visible_events(game, seat)
+        .filter(seq__gt=after, seq__lte=game.last_seq)
+        .order_by("seq")[:EVENTS_PAGE]
+    )
     return {
         "events": [event_data(e) for e in rows],
         "version": game.version,
