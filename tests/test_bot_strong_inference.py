@@ -8,10 +8,13 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
+
+from bots.strategies import strong
 from bots.strategies.heuristic import choose_heuristic
-from bots.strategies.knowledge import SUIT_OF_CALL, mask_of
+from bots.strategies.knowledge import SUIT_OF_CALL, card_index, mask_of
 from bots.strategies.random_bot import choose_random
-from bots.strategies.search import misses
+from bots.strategies.search import heuristic_playout, misses
 from bots.strategies.strong import fitted_deal, known_out, plays_seen
 from games.engine import Game, Rules
 from games.engine.kernel import Determinizer
@@ -112,3 +115,49 @@ def test_it_names_the_seat_that_does_not_play_like_the_model_and_can_leave_it_ou
     assert total >= 10
     assert unexplained[2] > 3 * (unexplained[0] + unexplained[1])
     assert fitted_without > 2 * fitted and fitted_without >= 0.6 * total
+
+
+def test_it_plays_a_seat_left_out_of_the_model_at_random_in_its_playouts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A seat playing unlike house:heuristic is not only left out of the inference: the
+    # playouts stop predicting it as the heuristic too (WILD_UNMODELLED).
+    calls: list[int] = []
+
+    def spy(*args: Any, **kwargs: Any) -> list[int]:
+        calls.append(args[9] if len(args) > 9 else kwargs.get("wild", 0))
+        return heuristic_playout(*args, **kwargs)
+
+    monkeypatch.setattr(strong, "heuristic_playout", spy)
+    decisions = wild_decisions = 0
+    for number, (_, view) in enumerate(_play_views(2, random_seat=2)):
+        legal = [card_index(a["card"]) for a in view["legal_actions"]]
+        if number % 4 or view["your_seat"] != 0 or len(legal) < 2:
+            continue
+        if sum(view["hand_cards_left"]) <= strong.ENDGAME_CARDS or len(view["trick_history"]) < 4:
+            continue
+        calls.clear()
+        card = strong.search_play(view, legal, random.Random(number), 9.0, max_deals=24)
+        assert card in legal
+        assert calls and all(wild in (0, 1 << 2) for wild in calls)  # never me, never seat 1
+        decisions += 1
+        wild_decisions += 1 << 2 in calls
+    assert decisions >= 4
+    assert wild_decisions >= decisions / 2  # measured: 6 of 9
+
+
+def test_it_plays_wild_seats_legal_random_cards_in_a_playout() -> None:
+    deal = Game.new("classic", seed="wild-playout").record()["deals"][0]
+    hands = [[0, 0, 0, 0] for _ in range(3)]
+    for seat, cards in enumerate(deal["hands"]):
+        for card in cards:
+            index = card_index(card)
+            hands[seat][index // 13] |= 1 << (index % 13)
+    out = mask_of(deal["kitty"])
+    args = (hands, 0, 0, [], [0, 0, 0], [0, 0, 0], out)
+    tame = heuristic_playout(*args)
+    results = {tuple(heuristic_playout(*args, wild=0b110, rng=random.Random(s))) for s in range(20)}
+    for result in results:
+        assert sum(result) == len(deal["hands"][0])  # every trick played out, legally
+    assert len(results) > 3  # the wild seats' cards vary with the generator
+    assert tame == heuristic_playout(*args)  # without wild seats it stays deterministic

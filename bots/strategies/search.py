@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from games.engine.cards import indices
 from games.engine.game import trick_winner
 
 _LOW: tuple[int, ...] = tuple((m & -m).bit_length() - 1 for m in range(1 << 13))
@@ -232,11 +233,14 @@ def heuristic_playout(
     out: int,
     misere: bool = False,
     known: Sequence[int] | None = None,
+    wild: int = 0,
+    rng: random.Random | None = None,
 ) -> list[int]:
     """Play the hand out with every seat playing ``house:heuristic``'s card play from what
     it would know (its own hand, the cards played, the voids shown; ``out`` are the cards
     out of play, of which ``known[seat]`` are known to that seat, e.g. the dealer's own
-    discards) and return the final tricks per seat."""
+    discards) and return the final tricks per seat. The seats in the mask ``wild`` play
+    a uniformly random legal card instead (``rng`` required then)."""
     from bots.strategies.heuristic import play_from
 
     n = len(hands)
@@ -261,6 +265,13 @@ def heuristic_playout(
                 legal = suited
             else:
                 void[p] |= 1 << led
+        if wild >> p & 1:
+            assert rng is not None
+            options = indices(legal)
+            card = options[int(rng.random() * len(options))]
+            held[p] = hand & ~(1 << card)
+            cards.append(card)
+            continue
         unseen = out & ~known[p] if known is not None else out
         for q in range(n):
             if q != p:

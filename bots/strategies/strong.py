@@ -17,7 +17,8 @@ explained the most plays). A model of the opponents within what the view allows;
 ``house:heuristic`` the true deal always fits. A seat whose plays the repaired deals keep
 failing to explain (every one of a decision's first deals, e.g. ``house:random``
 or a person who plays otherwise) is not modelled for the rest of that decision: its plays
-are taken as they come instead of bending its hand until they fit. (``REPAIR = False``:
+are taken as they come instead of bending its hand until they fit, and in the playouts it
+plays a uniformly random legal card (``WILD_UNMODELLED``) rather than the heuristic's. (``REPAIR = False``:
 the older filter, the best-fitting of ``INFER`` random deals.) A card that falls clearly behind the
 best one (paired over the deals so far) stops being searched, leaving the time to the
 contenders. It plays the best average: most tricks, i.e. the best (tricks - target), or
@@ -99,6 +100,9 @@ REPAIR_FRESH = 3
 #: in 6 of 161 (at a share of 0.5: in 35).
 UNFIT_SHARE = 1.0
 UNFIT_MIN_DEALS = 8
+#: A seat left out of the model (above) plays a uniformly random legal card in the
+#: playouts instead of house:heuristic's.
+WILD_UNMODELLED = True
 
 
 def choose_strong(view: Mapping[str, Any], rng: random.Random, budget: float) -> dict[str, Any]:
@@ -242,8 +246,9 @@ def search_play(
                 value = exact_tricks(hands, trump, leader, trick, me, misere)
             elif ROLLOUT == "heuristic":
                 value = heuristic_playout(
-                    hands, trump, leader, trick, tricks, voids, out | 1 << card, misere, known
-                )[me]
+                    hands, trump, leader, trick, tricks, voids, out | 1 << card, misere, known,
+                    unmodelled if WILD_UNMODELLED else 0, rng,
+                )[me]  # fmt: skip
             else:
                 value = greedy_playout(hands, trump, leader, trick, tricks, rng, misere)[me]
             scores.add(card, value)
