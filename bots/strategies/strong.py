@@ -17,12 +17,12 @@ explained the most plays). A model of the opponents within what the view allows;
 ``house:heuristic`` the true deal always fits. A seat whose plays the repaired deals keep
 failing to explain (every one of a decision's first deals, e.g. ``house:random``
 or a person who plays otherwise) is not modelled for the rest of that decision: its plays
-are taken as they come instead of bending its hand until they fit, and in the playouts it
-plays a uniformly random legal card (``WILD_UNMODELLED``) rather than the heuristic's. (``REPAIR = False``:
-the older filter, the best-fitting of ``INFER`` random deals.) A card that falls clearly behind the
-best one (paired over the deals so far) stops being searched, leaving the time to the
-contenders. It plays the best average: most tricks, i.e. the best (tricks - target), or
-fewest at misère. Ties go to the heuristic's card.
+are taken as they come instead of bending its hand until they fit, and in the playouts
+it plays a uniformly random legal card (``WILD_UNMODELLED``) rather than the heuristic's.
+(``REPAIR = False``: the older filter, the best-fitting of ``INFER`` random deals.) A card
+that falls clearly behind the best one (paired over the deals so far) stops being
+searched, leaving the time to the contenders. It plays the best average: most tricks, i.e.
+the best (tricks - target), or fewest at misère. Ties go to the heuristic's card.
 
 **Trump.** As dealer naming a suit, it scores each suit the same way: on random deals of
 the unseen cards (the kitty included), it discards and takes the kitty as the heuristic
