@@ -148,11 +148,7 @@ def test_it_plays_a_seat_left_out_of_the_model_at_random_in_its_playouts(
 
 def test_it_plays_wild_seats_legal_random_cards_in_a_playout() -> None:
     deal = Game.new("classic", seed="wild-playout").record()["deals"][0]
-    hands = [[0, 0, 0, 0] for _ in range(3)]
-    for seat, cards in enumerate(deal["hands"]):
-        for card in cards:
-            index = card_index(card)
-            hands[seat][index // 13] |= 1 << (index % 13)
+    hands = [[(mask_of(cards) >> (13 * s)) & 0x1FFF for s in range(4)] for cards in deal["hands"]]
     out = mask_of(deal["kitty"])
     args = (hands, 0, 0, [], [0, 0, 0], [0, 0, 0], out)
     tame = heuristic_playout(*args)

@@ -11,6 +11,7 @@ than 14) keeps pglz: the migration then changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.db import DatabaseError, migrations, transaction
@@ -18,7 +19,7 @@ from django.db import DatabaseError, migrations, transaction
 COLUMNS = [("games_game", "state"), ("games_playermessage", "payload")]
 
 
-def use_compression(method: str) -> Any:
+def use_compression(method: str) -> Callable[[Any, Any], None]:
     def apply(apps: Any, schema_editor: Any) -> None:
         connection = schema_editor.connection
         if connection.vendor != "postgresql" or connection.pg_version < 140000:
