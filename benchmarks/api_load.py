@@ -44,6 +44,7 @@ import resource
 import signal
 import statistics
 import subprocess
+import sys
 import time
 from collections import defaultdict
 from typing import Any
@@ -336,8 +337,11 @@ async def run(args: argparse.Namespace, base_url: str, server_pid: int) -> dict[
         long_tokens = [await register(http, f"long{i}") for i in range(6)]
         # Unmeasured warm-up: the database pools fill, lazy imports and caches settle.
         await baseline(http, tokens, min(5.0, args.seconds))
+        progress("baseline")
         base = await cpu.measure(baseline(http, tokens, args.seconds))
+        progress("games")
         games = await cpu.measure(play_games(http, base_url, tokens, args.seconds, args.poll_games))
+        progress("paced and long games")
         paced = {
             think: await play_games(
                 http, base_url, tokens, args.seconds, args.poll_games, think / 1000
@@ -346,6 +350,11 @@ async def run(args: argparse.Namespace, base_url: str, server_pid: int) -> dict[
         }
         long = await long_game(http, long_tokens, 1010)
     return {"baseline": base, "games": games, "paced": paced, "long": long}
+
+
+def progress(phase: str) -> None:
+    """A line on stderr as each phase starts, for whoever attaches a profiler to the server."""
+    print(f"{time.strftime('%H:%M:%S')} {phase}", file=sys.stderr, flush=True)
 
 
 def server_line(result: dict[str, Any]) -> str:

@@ -42,6 +42,7 @@ from games.models import (
     Table,
     TableSeat,
 )
+from games.rows import load_one
 from games.selectors import game_view, your_turn_line
 
 HOUSE_BOTS = ("house:random", "house:heuristic", "house:strong")
@@ -397,11 +398,11 @@ def act_for_seat(
 def _locked_game(game_id: int) -> Game:
     # The one place where concurrent changes of a game are serialised: every action takes
     # this row lock first, so two submissions can never both apply to the same version
-    # (on SQLite, BEGIN IMMEDIATE already serialises every writer). Raw SQL, because
-    # compiling the ORM's query cost about as much CPU as the rest of the lookup.
+    # (on SQLite, BEGIN IMMEDIATE already serialises every writer). Plain SQL
+    # (games/rows.py), because compiling the ORM's query cost about as much CPU as the
+    # rest of the lookup.
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    sql = f"SELECT * FROM {Game._meta.db_table} WHERE id = %s{lock}"
-    game = next(iter(Game.objects.raw(sql, [game_id])), None)
+    game = load_one(Game, f"FROM {Game._meta.db_table} WHERE id = %s{lock}", [game_id])
     if game is None:
         raise ApiError(404, "not_found", "No such game.")
     return game
