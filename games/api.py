@@ -454,26 +454,40 @@ async def _stream_lines(player: Player) -> AsyncIterator[bytes]:
         yield _line(turn)
     with realtime.listening(realtime.player_channel(player.pk)) as waiter:
         quiet_since = time.monotonic()
+        look, last_look, carried = True, 0.0, []
         while True:
-            looked = time.monotonic()
-            lines = await _db(selectors.stream_lines_after)(player, cursor.settled, cursor.recent)
-            highest = max(cursor.recent, default=cursor.settled)
-            for message_id, line, created_at in lines:
-                if message_id < highest:
-                    _log_late_line(player, message_id, created_at)
-                highest = max(highest, message_id)
-                quiet_since = time.monotonic()
-                cursor.delivered(message_id, quiet_since)
-                yield line
-            if len(lines) == selectors.STREAM_PAGE:
-                continue  # more are waiting: look again at once, and settle after them
-            cursor.settle(looked)
+            if look:
+                looked = time.monotonic()
+                lines = await _db(selectors.stream_lines_after)(
+                    player, cursor.settled, cursor.recent
+                )
+                highest = max(cursor.recent, default=cursor.settled)
+                for message_id, line, created_at in lines:
+                    if message_id < highest:
+                        _log_late_line(player, message_id, created_at)
+                    highest = max(highest, message_id)
+                    quiet_since = time.monotonic()
+                    cursor.delivered(message_id, quiet_since)
+                    yield line
+                if len(lines) == selectors.STREAM_PAGE:
+                    continue  # more are waiting: look again at once, and settle after them
+                cursor.settle(looked)
+                last_look = looked
+            else:  # the wake-ups carried every new line (realtime.py): no look needed
+                for message_id, line in carried:
+                    if not cursor.has_sent(message_id):
+                        quiet_since = time.monotonic()
+                        cursor.delivered(message_id, quiet_since)
+                        yield line
             quiet = time.monotonic() - quiet_since
             if quiet >= STREAM_KEEPALIVE_SECONDS:
                 yield b"\n"
                 quiet_since = time.monotonic()
                 quiet = 0.0
-            await waiter.wait(STREAM_KEEPALIVE_SECONDS - quiet)
+            woken = await waiter.wait(STREAM_KEEPALIVE_SECONDS - quiet)
+            carried, must_look = waiter.take()
+            since_look = time.monotonic() - last_look
+            look = not woken or must_look or since_look >= realtime.SERVICE_MODE_RECHECK_SECONDS
 
 
 async def stream(request: HttpRequest) -> StreamingHttpResponse | JsonResponse:

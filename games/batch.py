@@ -6,8 +6,9 @@ database to be scheduled; on PostgreSQL the inserts ride along with the update a
 data-modifying ``WITH`` clauses of one statement (each runs exactly once, to completion,
 read or not). Other databases (the embedded SQLite) get the plain ORM calls.
 
-Rows written this way are not given their primary keys, and no ``pre_save``/``post_save``
-signals are sent (the games app has no receivers of those).
+New rows are given their primary keys (on PostgreSQL the statement returns them; on SQLite
+``bulk_create`` sets them), so that stream lines can name their message. No
+``pre_save``/``post_save`` signals are sent (the games app has no receivers of those).
 """
 
 from __future__ import annotations
@@ -30,18 +31,27 @@ def write_change(row: Model, fields: Sequence[str], new_rows: Sequence[Model]) -
         row.save(update_fields=fields)
         return
     quote = connection.ops.quote_name
-    clauses, params = [], []
+    clauses, new_ids, params = [], [], []
     for number, (model, rows) in enumerate(groups.items()):
         insert, values = _insert(model, rows)
-        clauses.append(f"{quote(f'new_{number}')} AS ({insert})")
+        name, pk = quote(f"new_{number}"), quote(model._meta.pk.column)
+        clauses.append(f"{name} AS ({insert} RETURNING {pk})")
+        # Ids come from the sequence in the order of the VALUES rows.
+        new_ids.append(f"(SELECT array_agg({pk} ORDER BY {pk}) FROM {name})")
         params.extend(values)
     update, values = _update(row, fields)
     params.extend(values)
     sql = (f"WITH {', '.join(clauses)} " if clauses else "") + update
+    if new_ids:
+        sql += f" RETURNING {', '.join(new_ids)}"
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         if cursor.rowcount != 1:
             raise DatabaseError(f"{row!r} was not updated (rowcount {cursor.rowcount})")
+        returned = cursor.fetchone() if new_ids else ()
+    for rows, ids in zip(groups.values(), returned, strict=True):
+        for new, new_id in zip(rows, ids, strict=True):
+            new.pk = new_id
 
 
 def _insert(model: type[Model], rows: list[Model]) -> tuple[str, list[Any]]:

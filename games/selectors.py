@@ -210,6 +210,10 @@ class StreamCursor:
     def delivered(self, message_id: int, now: float) -> None:
         self.recent[message_id] = now
 
+    def has_sent(self, message_id: int) -> bool:
+        """Whether the stream sent this message already (or moved past it)."""
+        return message_id <= self.settled or message_id in self.recent
+
     def settle(self, looked: float) -> None:
         """Move past what was delivered long enough before the look that began at
         ``looked`` (call it only after a look that returned every line there was)."""
@@ -275,14 +279,19 @@ def stream_lines_after(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    lines = []
-    for message_id, message_type, payload, created_at in rows:
-        text = payload if isinstance(payload, str) else json.dumps(payload, default=str)
-        body = text.strip()[1:].lstrip()
-        head = '{"type":' + json.dumps(message_type)
-        line = (head + ("," if body != "}" else "") + body + "\n").encode()
-        lines.append((message_id, line, created_at))
-    return lines
+    return [
+        (message_id, stream_line(message_type, payload), created_at)
+        for message_id, message_type, payload, created_at in rows
+    ]
+
+
+def stream_line(message_type: str, payload: str | dict[str, Any]) -> bytes:
+    """A stream message's NDJSON line, ``{"type": ..., **payload}``; a payload given as JSON
+    text is spliced in, not decoded and encoded again."""
+    text = payload if isinstance(payload, str) else json.dumps(payload, default=str)
+    body = text.strip()[1:].lstrip()
+    head = '{"type":' + json.dumps(message_type)
+    return (head + ("," if body != "}" else "") + body + "\n").encode()
 
 
 def pending_turns(player: Player) -> list[dict[str, Any]]:

@@ -43,7 +43,7 @@ from games.models import (
     TableSeat,
 )
 from games.rows import load_one
-from games.selectors import game_view, your_turn_line
+from games.selectors import game_view, stream_line, your_turn_line
 
 HOUSE_BOTS = ("house:random", "house:heuristic", "house:strong")
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -437,7 +437,10 @@ def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
     else:
         turn_messages = _announce_turn(game, engine)
     write_change(game, CHANGING_FIELDS, [*event_rows, *turn_messages])
-    _publish_on_commit(game, players.values() if finished else {m.player_id for m in turn_messages})
+    if finished:
+        _publish_on_commit(game, players.values())
+    else:  # the turn messages are all this change wrote: their lines ride with the wake-ups
+        _publish_on_commit(game, {m.player_id for m in turn_messages}, turn_messages)
     _schedule_timer(game)
 
 
@@ -646,11 +649,22 @@ def overdue_games(grace: timedelta, limit: int) -> list[int]:
     )
 
 
-def _publish_on_commit(game: Game, player_ids: Iterable[int]) -> None:
+def _publish_on_commit(
+    game: Game, player_ids: Iterable[int], messages: Sequence[PlayerMessage] = ()
+) -> None:
+    """Wake the game's long polls and these players' streams on commit. ``messages``, when
+    given, must be every message the change wrote for those players (saved, so with ids):
+    their lines go with the wake-ups (realtime.py)."""
     channels = [realtime.game_channel(game.pk)] + [
         realtime.player_channel(p) for p in set(player_ids)
     ]
-    transaction.on_commit(lambda: realtime.publish_soon(channels))
+    lines: dict[str, list[realtime.Line]] = {}
+    if any(m.pk is None for m in messages):  # a database that gives new rows no ids
+        messages = ()
+    for message in messages:
+        line = stream_line(message.type, message.payload)
+        lines.setdefault(realtime.player_channel(message.player_id), []).append((message.pk, line))
+    transaction.on_commit(lambda: realtime.publish_soon(channels, lines))
 
 
 def purge_expired_records() -> int:

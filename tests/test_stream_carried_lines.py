@@ -1,0 +1,150 @@
+"""Stream lines that ride with their wake-up (games/realtime.py), so a stream sends a move's
+``your_turn`` without looking in the database; a plain wake-up still makes it look."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+import time
+from typing import Any
+
+import pytest
+import redis
+from django.conf import settings
+
+from games import realtime, selectors
+from games.batch import write_change
+from games.models import Player, PlayerMessage
+from tests.api_client import register
+from tests.conftest import LiveServer
+from tests.game_helpers import choose_action, seat_to_act, start_table, three_players
+from tests.test_stream_order import read_stream, wait_for_games
+
+service_mode_only = pytest.mark.skipif(
+    not settings.REDIS_URL, reason="wake-ups cross processes over Redis in service mode only"
+)
+LINE = b'{"type":"game_start","game":7}\n'
+
+
+def wake_ups(channel: str, publish: Any) -> tuple[list[realtime.Line], bool]:
+    """What a waiter on ``channel`` is handed after ``publish()`` runs."""
+
+    async def scenario() -> tuple[list[realtime.Line], bool]:
+        with realtime.listening(channel) as waiter:
+            await asyncio.sleep(0.5)  # in service mode, the process's listener subscribes
+            asyncio.get_running_loop().call_soon(publish)
+            assert await waiter.wait(10)
+            await asyncio.sleep(0.3)  # a second wake-up of the same publish (over Redis)
+            return waiter.take()
+
+    return asyncio.run(scenario())
+
+
+def test_it_hands_a_waiter_the_lines_its_wake_up_carries() -> None:
+    channel = realtime.player_channel(515151)
+
+    carried = {channel: [(7, LINE)]}
+
+    lines, must_look = wake_ups(channel, lambda: realtime.publish([channel], carried))
+
+    assert set(lines) == {(7, LINE)}  # (in service mode, once locally and once over Redis)
+    assert not must_look
+
+
+def test_it_asks_a_waiter_to_look_when_a_wake_up_carries_no_lines() -> None:
+    channel = realtime.player_channel(515152)
+
+    lines, must_look = wake_ups(channel, lambda: realtime.publish([channel]))
+
+    assert lines == []
+    assert must_look
+
+
+@service_mode_only
+def test_it_reads_lines_and_plain_wake_ups_published_by_another_process() -> None:
+    channel = realtime.player_channel(515153)
+    other = redis.Redis.from_url(settings.REDIS_URL)
+
+    carried = wake_ups(channel, lambda: other.publish(channel, b"7 " + LINE))
+    plain = wake_ups(channel, lambda: other.publish(channel, realtime.PLAIN_WAKE))
+
+    assert carried == ([(7, LINE)], False)
+    assert plain == ([], True)
+
+
+@pytest.mark.django_db
+def test_it_gives_rows_written_with_a_change_their_ids() -> None:
+    player = Player.objects.create(username="writer")
+    messages = [
+        PlayerMessage(player=player, type="game_start", payload={"game": game}) for game in range(3)
+    ]
+    player.first_name = "Wren"
+
+    write_change(player, ["first_name"], messages)
+
+    stored = PlayerMessage.objects.filter(player=player).order_by("id")
+    assert [m.pk for m in messages] == [m.pk for m in stored]
+    assert [m.payload["game"] for m in stored] == [0, 1, 2]
+    assert Player.objects.get(pk=player.pk).first_name == "Wren"
+
+
+@service_mode_only
+@pytest.mark.django_db(transaction=True)
+def test_it_publishes_a_moves_turn_line_with_its_message(api_server: LiveServer) -> None:
+    players = three_players(api_server.url, "carrier")
+    game = start_table(players[0], players[1:])
+    mover, view = seat_to_act(players, game)
+    ids = {Player.objects.get(username=p.username).pk: seat for seat, p in enumerate(players)}
+    pubsub = redis.Redis.from_url(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)
+    pubsub.subscribe(*[realtime.player_channel(pk) for pk in ids])
+    time.sleep(0.2)
+
+    after = mover.ok("POST", f"/games/{game}/actions", json=choose_action(view, random.Random(3)))
+
+    message = None
+    deadline = time.monotonic() + 10
+    while message is None and time.monotonic() < deadline:
+        message = pubsub.get_message(timeout=1.0)
+    assert message is not None
+    head, _, line = message["data"].partition(b" ")
+    stored = PlayerMessage.objects.get(pk=int(head))
+    assert message["channel"].decode() == realtime.player_channel(stored.player_id)
+    assert stored.type == "your_turn" and after["to_act"] == [ids[stored.player_id]]
+    sent = json.loads(line)
+    assert sent == {"type": "your_turn", **stored.payload}
+    assert sent["view"]["your_seat"] == ids[stored.player_id]
+
+
+@service_mode_only
+@pytest.mark.django_db(transaction=True)
+def test_it_streams_a_carried_line_once_and_looks_on_a_plain_wake_up(
+    api_server: LiveServer,
+) -> None:
+    client = register(api_server.url, "carried")
+    player = Player.objects.get(username="carried")
+    channel = realtime.player_channel(player.pk)
+    lines: list[dict[str, Any]] = []
+    ready = threading.Event()
+    threading.Thread(target=read_stream, args=(client, lines, ready), daemon=True).start()
+    assert ready.wait(10)
+
+    # Game 0's message is stored, but its wake-up is not sent. Game 1's line is only
+    # carried, never stored: the stream sends it without a look (so not game 0's), and
+    # once, however many wake-ups carry it.
+    first = PlayerMessage.objects.create(player=player, type="game_start", payload={"game": 0})
+    only_carried = (first.pk + 1000, selectors.stream_line("game_start", {"game": 1}))
+    realtime.publish([channel], {channel: [only_carried]})
+    realtime.publish([channel], {channel: [only_carried]})
+    assert wait_for_games(lines, 1) == [1]
+
+    # A plain wake-up: the stream looks, and sends games 0 and 2.
+    second = PlayerMessage.objects.create(player=player, type="game_start", payload={"game": 2})
+    realtime.publish([channel])
+    assert sorted(wait_for_games(lines, 3)) == [0, 1, 2]
+
+    # A carried line the look already sent is not sent again.
+    realtime.publish([channel], {channel: [(second.pk, selectors.stream_line("game_start", {}))]})
+    time.sleep(1.0)
+    assert len(lines) == 3
