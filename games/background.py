@@ -16,6 +16,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 
 logger = logging.getLogger(__name__)
@@ -44,11 +45,19 @@ def _ensure_thread() -> None:
             _thread.start()
 
 
+#: A send slower than this is logged: every wake-up queued behind it waits as long.
+SLOW_SECONDS = 1.0
+
+
 def _run(work: Callable[[], None]) -> None:
+    started = time.perf_counter()
     try:
         work()
     except Exception:
         logger.exception("background send %r failed", work)
+    spent = time.perf_counter() - started
+    if spent > SLOW_SECONDS:
+        logger.warning("background send %r took %.1f s", work, spent)
 
 
 def _run_forever() -> None:
