@@ -473,7 +473,7 @@ async def _stream_lines(player: Player) -> AsyncIterator[bytes]:
                     continue  # more are waiting: look again at once, and settle after them
                 cursor.settle(looked)
                 last_look = looked
-            else:  # the wake-ups carried every new line (realtime.py): no look needed
+            else:  # the wake-ups carried every line their changes wrote: no look needed
                 for message_id, line in carried:
                     if not cursor.has_sent(message_id):
                         quiet_since = time.monotonic()
@@ -487,7 +487,7 @@ async def _stream_lines(player: Player) -> AsyncIterator[bytes]:
             woken = await waiter.wait(STREAM_KEEPALIVE_SECONDS - quiet)
             carried, must_look = waiter.take()
             since_look = time.monotonic() - last_look
-            look = not woken or must_look or since_look >= realtime.SERVICE_MODE_RECHECK_SECONDS
+            look = not woken or must_look or since_look >= realtime.recheck_seconds()
 
 
 async def stream(request: HttpRequest) -> StreamingHttpResponse | JsonResponse:

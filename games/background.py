@@ -54,10 +54,16 @@ def _run(work: Callable[[], None]) -> None:
     try:
         work()
     except Exception:
-        logger.exception("background send %r failed", work)
+        logger.exception("background send %s failed", _name(work))
     spent = time.perf_counter() - started
     if spent > SLOW_SECONDS:
-        logger.warning("background send %r took %.1f s", work, spent)
+        logger.warning("background send %s took %.1f s", _name(work), spent)
+
+
+def _name(work: Callable[[], None]) -> str:
+    """The work's function name only: its arguments may hold stream lines (a seat's cards)."""
+    function = getattr(work, "func", work)
+    return str(getattr(function, "__qualname__", type(function).__name__))
 
 
 def _run_forever() -> None:

@@ -36,7 +36,8 @@ def write_change(row: Model, fields: Sequence[str], new_rows: Sequence[Model]) -
         insert, values = _insert(model, rows)
         name, pk = quote(f"new_{number}"), quote(model._meta.pk.column)
         clauses.append(f"{name} AS ({insert} RETURNING {pk})")
-        # Ids come from the sequence in the order of the VALUES rows.
+        # Ids come from the sequence in the order of the VALUES rows (in practice; Django's
+        # bulk_create on PostgreSQL relies on the same).
         new_ids.append(f"(SELECT array_agg({pk} ORDER BY {pk}) FROM {name})")
         params.extend(values)
     update, values = _update(row, fields)

@@ -4,8 +4,8 @@ The database is the source of truth; a wake-up tells a waiter to look again, or 
 stream lines just committed (``lines``), so that the one stream they are for can send them
 without a look: every move sends a line to the next seat, and that look (a thread hop and a
 query) was a tenth of the server's CPU per move. A waiter still looks whenever a wake-up
-comes without lines, when its wait times out, and at least every
-``SERVICE_MODE_RECHECK_SECONDS``, so a lost or partial wake-up costs a delay, never a line.
+comes without lines, when its wait times out, and at least every :func:`recheck_seconds`,
+so a lost or partial wake-up costs a delay, never a line.
 
 * Service mode: the change is published on Redis pub/sub; each web process keeps one
   subscription and wakes the waiters of a channel.
@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 CHANNEL_PREFIX = "sergeant:"
 EMBEDDED_POLL_SECONDS = 0.2
 SERVICE_MODE_RECHECK_SECONDS = 5.0
+#: A waiter keeps at most this many carried lines between two reads (each is a seat's view).
+MAX_CARRIED_LINES = 64
 
 
 #: A stream message as a wake-up carries it: (its id, its NDJSON line).
@@ -87,9 +89,15 @@ def _publish_to_redis(channels: list[str], lines: dict[str, Sequence[Line]]) -> 
 
 
 def _parse(payload: bytes) -> list[Line]:
-    """The line a Redis payload carries, none for a plain wake-up."""
+    """The line a Redis payload carries; none (a look) for a plain wake-up or anything else."""
     head, _, line = payload.partition(b" ")
-    return [(int(head), line)] if line else []
+    return [(int(head), line)] if line and head.isdigit() else []
+
+
+def recheck_seconds() -> float:
+    """The longest a waiter goes without looking at the database: wake-ups from other
+    processes reach it only through Redis, which the embedded default does not have."""
+    return SERVICE_MODE_RECHECK_SECONDS if settings.REDIS_URL else EMBEDDED_POLL_SECONDS
 
 
 class Hub:
@@ -178,18 +186,17 @@ class Waiter:
     must_look: bool = False
 
     def receive(self, lines: list[Line]) -> None:
-        if lines:
+        if lines and len(self.lines) < MAX_CARRIED_LINES:
             self.lines.extend(lines)
-        else:
-            self.must_look = True
+        else:  # a plain wake-up, or a client that does not read: the look finds them all
+            self.lines, self.must_look = [], True
         self.event.set()
 
     async def wait(self, timeout: float) -> bool:
         """Wait until woken or ``timeout`` s pass; True if woken. Waits are capped so that a
         missed wake-up (listener reconnecting, or the embedded default) costs one re-look."""
-        cap = SERVICE_MODE_RECHECK_SECONDS if settings.REDIS_URL else EMBEDDED_POLL_SECONDS
         try:
-            await asyncio.wait_for(self.event.wait(), max(0.0, min(timeout, cap)))
+            await asyncio.wait_for(self.event.wait(), max(0.0, min(timeout, recheck_seconds())))
         except TimeoutError:
             return False
         self.event.clear()

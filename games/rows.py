@@ -49,7 +49,8 @@ def load_one(model: type[M], sql: str, params: Sequence[Any]) -> M | None:
     """The first row of ``SELECT <model's columns> <sql>`` as a ``model`` instance, or None.
 
     ``sql`` is the rest of the statement after the select list (``FROM ... WHERE ...``),
-    with ``%s`` placeholders; its columns must come from the model's table.
+    with ``%s`` placeholders. The select list names the model's table, so ``sql`` must name
+    it too, without an alias.
     """
     columns, attnames, _ = _shape(model, connection.vendor)
     with connection.cursor() as cursor:

@@ -419,6 +419,10 @@ def _apply(game: Game, engine: Engine, seat: int, action: Mapping[str, Any]) -> 
 def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
     """Store the engine's new state, the events and the stream messages; announce on commit.
 
+    The turn messages' lines ride with their wake-ups (realtime.py), which tells those
+    streams they need not look: do not call this in a transaction that also writes other
+    stream messages for those players without waking them with a plain wake-up.
+
     Only the streams that got a message are woken (and the game's long polls): waking every
     seat's stream made each move cost a database look per seat.
     """
@@ -432,13 +436,14 @@ def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
     game.deadline = _deadline(game.move_seconds, engine)
     finished = engine.is_stopped()
     turn_messages: list[PlayerMessage] = []
+    told: set[int] = set()
     if finished:
-        _finish(game, engine.standings())
+        told = _finish(game, engine.standings())
     else:
         turn_messages = _announce_turn(game, engine)
     write_change(game, CHANGING_FIELDS, [*event_rows, *turn_messages])
-    if finished:
-        _publish_on_commit(game, players.values())
+    if finished:  # the seats' players now, and those who sat there first
+        _publish_on_commit(game, told | set(players.values()))
     else:  # the turn messages are all this change wrote: their lines ride with the wake-ups
         _publish_on_commit(game, {m.player_id for m in turn_messages}, turn_messages)
     _schedule_timer(game)
@@ -459,7 +464,8 @@ CHANGING_FIELDS = [
 ]
 
 
-def _finish(game: Game, outcome: Outcome) -> None:
+def _finish(game: Game, outcome: Outcome) -> set[int]:
+    """Record the end; returns the players sent a ``game_finish`` message."""
     game.status = Game.Status.FINISHED
     game.finished_at = timezone.now()
     game.result = outcome.to_dict()
@@ -479,7 +485,8 @@ def _finish(game: Game, outcome: Outcome) -> None:
         {"seat": gp.seat, "player_id": gp.player_id, "rank": gp.rank, "score": gp.score}
         for gp in seated
     ]
-    for player_id in {gp.player_id for gp in seated}:
+    told = {gp.player_id for gp in seated}
+    for player_id in told:
         _message(player_id, "game_finish", {"game": game.pk, "result": game.result})
     game_id, rated = game.pk, game.rated
     transaction.on_commit(
@@ -487,6 +494,7 @@ def _finish(game: Game, outcome: Outcome) -> None:
             sender=Game, game_id=game_id, rated=rated, standings=standings
         )
     )
+    return told
 
 
 def ranks_with_absent_last(ranks: Iterable[int], absent: set[int]) -> list[int]:
@@ -712,7 +720,7 @@ def adjudicate_game(game_id: int) -> Game | None:
         game.version += 1
         game.rated = False
         game.to_act = []
-        _finish(game, outcome)
+        told = _finish(game, outcome)
         game.save(update_fields=[*CHANGING_FIELDS, "rated"])
-        _publish_on_commit(game, players.values())
+        _publish_on_commit(game, told | set(players.values()))
     return game

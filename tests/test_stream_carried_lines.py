@@ -14,12 +14,13 @@ import pytest
 import redis
 from django.conf import settings
 
-from games import realtime, selectors
+from games import realtime, selectors, services
 from games.batch import write_change
-from games.models import Player, PlayerMessage
+from games.models import ApiToken, Player, PlayerMessage
 from tests.api_client import register
 from tests.conftest import LiveServer
 from tests.game_helpers import choose_action, seat_to_act, start_table, three_players
+from tests.test_move_timeouts import game_of, humans
 from tests.test_stream_order import read_stream, wait_for_games
 
 service_mode_only = pytest.mark.skipif(
@@ -80,14 +81,32 @@ def test_it_gives_rows_written_with_a_change_their_ids() -> None:
     messages = [
         PlayerMessage(player=player, type="game_start", payload={"game": game}) for game in range(3)
     ]
+    tokens = [
+        ApiToken(player=player, name=f"t{n}", key_hash=f"hash{n}", key_prefix="p", scopes=[])
+        for n in range(2)
+    ]
     player.first_name = "Wren"
 
-    write_change(player, ["first_name"], messages)
+    write_change(player, ["first_name"], [messages[0], tokens[0], *messages[1:], tokens[1]])
 
     stored = PlayerMessage.objects.filter(player=player).order_by("id")
     assert [m.pk for m in messages] == [m.pk for m in stored]
     assert [m.payload["game"] for m in stored] == [0, 1, 2]
+    assert [t.pk for t in tokens] == [
+        ApiToken.objects.get(key_hash=f"hash{n}").pk for n in range(2)
+    ]
     assert Player.objects.get(pk=player.pk).first_name == "Wren"
+
+
+def test_it_has_a_waiter_that_is_not_read_look_instead_of_keeping_every_line() -> None:
+    async def scenario() -> tuple[int, bool]:
+        waiter = realtime.Waiter(asyncio.get_running_loop())
+        for n in range(realtime.MAX_CARRIED_LINES + 1):
+            waiter.receive([(n, LINE)])
+        lines, must_look = waiter.take()
+        return len(lines), must_look
+
+    assert asyncio.run(scenario()) == (0, True)
 
 
 @service_mode_only
@@ -103,10 +122,12 @@ def test_it_publishes_a_moves_turn_line_with_its_message(api_server: LiveServer)
 
     after = mover.ok("POST", f"/games/{game}/actions", json=choose_action(view, random.Random(3)))
 
-    message = None
+    message = None  # the first wake-up that carries a line (a late plain one is skipped)
     deadline = time.monotonic() + 10
     while message is None and time.monotonic() < deadline:
         message = pubsub.get_message(timeout=1.0)
+        if message is not None and message["data"] == realtime.PLAIN_WAKE:
+            message = None
     assert message is not None
     head, _, line = message["data"].partition(b" ")
     stored = PlayerMessage.objects.get(pk=int(head))
@@ -144,7 +165,31 @@ def test_it_streams_a_carried_line_once_and_looks_on_a_plain_wake_up(
     realtime.publish([channel])
     assert sorted(wait_for_games(lines, 3)) == [0, 1, 2]
 
-    # A carried line the look already sent is not sent again.
+    # A carried line the look already sent is not sent again (the next one, game 3's, is).
     realtime.publish([channel], {channel: [(second.pk, selectors.stream_line("game_start", {}))]})
-    time.sleep(1.0)
-    assert len(lines) == 3
+    third = (first.pk + 2000, selectors.stream_line("game_start", {"game": 3}))
+    realtime.publish([channel], {channel: [third]})
+    assert sorted(wait_for_games(lines, 4)) == [0, 1, 2, 3]
+    time.sleep(0.5)
+    assert len(lines) == 4
+
+
+@pytest.mark.django_db
+def test_it_wakes_a_player_whose_seat_a_bot_took_over_when_the_game_ends(
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    absent, *others = humans("handed", 3)
+    game = game_of([absent, *others], move_seconds=600)
+    game.hand_over_seat(0, services.house_bot("house:heuristic"))
+    game.save(update_fields=["seats"])
+    woken: list[str] = []
+    monkeypatch.setattr(
+        realtime, "publish_soon", lambda channels, lines=None: woken.extend(channels)
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.adjudicate_game(game.pk)
+
+    # Its game_finish message is written for the player who sat there, not for the bot.
+    assert PlayerMessage.objects.filter(player=absent, type="game_finish").exists()
+    assert realtime.player_channel(absent.pk) in woken
