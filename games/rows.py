@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Model
 
 M = TypeVar("M", bound=Model)
@@ -30,19 +31,28 @@ def _shape(model: type[Model], vendor: str) -> tuple[str, list[str], list[Any]]:
     return columns, [f.attname for f in fields], [f.get_col(table) for f in fields]
 
 
+#: Per database connection (one per thread), each model's converters: the backend's are
+#: methods of that connection, and working them out cost 60-120 µs a lookup.
+_converters_by_connection: WeakKeyDictionary[Any, dict[type[Model], list[Any]]] = (
+    WeakKeyDictionary()
+)
+
+
 def _converters(model: type[Model]) -> list[tuple[int, Any, Converter]]:
     """(position, column, converter) for each value the database's own type leaves raw,
-    as the ORM's compiler finds them: the backend's converters, then the field's. Looked up
-    on each call: the backend's are methods of this thread's connection."""
-    _, _, cols = _shape(model, connection.vendor)
-    return [
-        (position, col, convert)
-        for position, col in enumerate(cols)
-        for convert in [
-            *connection.ops.get_db_converters(col),
-            *col.get_db_converters(connection),
+    as the ORM's compiler finds them: the backend's converters, then the field's."""
+    known = _converters_by_connection.setdefault(connections[DEFAULT_DB_ALIAS], {})
+    if model not in known:
+        _, _, cols = _shape(model, connection.vendor)
+        known[model] = [
+            (position, col, convert)
+            for position, col in enumerate(cols)
+            for convert in [
+                *connection.ops.get_db_converters(col),
+                *col.get_db_converters(connection),
+            ]
         ]
-    ]
+    return known[model]
 
 
 def load_one(model: type[M], sql: str, params: Sequence[Any]) -> M | None:
