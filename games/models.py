@@ -70,6 +70,11 @@ class Table(models.Model):
     rated = models.BooleanField(default=True)
     move_seconds = models.PositiveIntegerField(default=60)
     seat_count = models.PositiveSmallIntegerField()
+    # Set only by internal callers (never through the API): the game is dealt from this seed
+    # instead of a fresh secret one, so that several tables can play the very same deals
+    # (duplicate play: comparing players or bots with the luck of the cards cancelled out).
+    # Whoever knows it knows every hand, so it is shown nowhere before the game ends.
+    deal_seed = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

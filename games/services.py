@@ -156,8 +156,16 @@ def parse_rules(data: object) -> Rules:
 
 
 def create_table(
-    creator: Player, rules: object, rated: bool, move_seconds: int, seat: int | None
+    creator: Player,
+    rules: object,
+    rated: bool,
+    move_seconds: int,
+    seat: int | None,
+    *,
+    deal_seed: str = "",
 ) -> Table:
+    """A new open table. ``deal_seed`` (internal callers only, see ``Table.deal_seed``):
+    its game is dealt from that seed, so tables given the same one play the same deals."""
     parsed = parse_rules(rules)
     with transaction.atomic():
         table = Table.objects.create(
@@ -166,6 +174,7 @@ def create_table(
             rated=rated,
             move_seconds=move_seconds,
             seat_count=parsed.players,
+            deal_seed=deal_seed,
         )
         TableSeat.objects.bulk_create(TableSeat(table=table, seat=s) for s in range(parsed.players))
         if seat is not None:
@@ -249,7 +258,7 @@ def seat_bot(caller: Player, table_id: int, bot: str, seat: int | None) -> Table
 
 def start_game(table: Table) -> Game:
     """Deal the table's game (inside the seating transaction) and announce it on commit."""
-    engine = Engine.new(table.rules, seed=secrets.token_hex(16))
+    engine = Engine.new(table.rules, seed=table.deal_seed or secrets.token_hex(16))
     seats = list(TableSeat.objects.filter(table=table).select_related("player").order_by("seat"))
     game = Game.objects.create(
         table=table,

@@ -385,6 +385,34 @@ def test_it_starts_the_game_when_the_last_seat_is_filled(api_server: LiveServer)
         assert [s["username"] for s in view["seats"]] == ["ann", "bob", "cat"]
 
 
+def test_it_deals_tables_given_the_same_deal_seed_alike_and_never_shows_the_seed(
+    api_server: LiveServer,
+) -> None:
+    clients = [register(api_server.url, n) for n in ("ann", "bob", "cat")]
+    ann, bob, cat = (Player.objects.get(username=c.username) for c in clients)
+    seed = "duplicate-set-7f3a"
+
+    def started_game(deal_seed: str) -> int:
+        table = services.create_table(ann, "classic", True, 600, 0, deal_seed=deal_seed)
+        services.join_table(bob, table.pk, 1)
+        services.join_table(cat, table.pk, 2)
+        game_id = clients[0].ok("GET", f"/tables/{table.pk}")["game"]
+        assert isinstance(game_id, int)
+        return game_id
+
+    first, second, fresh = started_game(seed), started_game(seed), started_game("")
+
+    def hands(game_id: int) -> list[list[str]]:
+        return [c.ok("GET", f"/games/{game_id}")["your_hand"] for c in clients]
+
+    assert hands(first) == hands(second)
+    assert hands(fresh) != hands(first)
+    for game_id in (first, second):
+        for client in (*clients, Client(api_server.url)):
+            for path in (f"/games/{game_id}", f"/games/{game_id}/events", "/tables?status=playing"):
+                assert seed not in client.get(path).text
+
+
 def test_it_refuses_to_join_a_started_table(api_server: LiveServer) -> None:
     ann, bob, cat = (register(api_server.url, n) for n in ("ann", "bob", "cat"))
     dan = register(api_server.url, "dan")
