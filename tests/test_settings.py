@@ -13,6 +13,7 @@ PRINT_SETTINGS = """
 import json, django
 django.setup()
 from django.conf import settings
+from bots.strategies import strong
 db = settings.DATABASES["default"]
 print(json.dumps({
     "engine": db["ENGINE"], "name": str(db["NAME"]), "host": db.get("HOST", ""),
@@ -24,6 +25,7 @@ print(json.dumps({
     "broker_options": settings.CELERY_BROKER_TRANSPORT_OPTIONS,
     "secret_key": settings.SECRET_KEY, "debug": settings.DEBUG,
     "allowed_hosts": settings.ALLOWED_HOSTS, "service_mode": settings.SERVICE_MODE,
+    "strong_deals": strong.MAX_DEALS,
 }))
 """
 
@@ -55,6 +57,13 @@ def test_it_runs_embedded_when_nothing_is_set(tmp_path: Path) -> None:
     assert found["service_mode"] is False
     assert found["debug"] is False
     assert found["allowed_hosts"] == ["localhost", "127.0.0.1", "[::1]"]
+    assert found["strong_deals"] is None  # house:strong thinks for a time
+
+
+def test_it_gives_house_strong_a_fixed_number_of_deals_when_set(tmp_path: Path) -> None:
+    found = settings_with(DATA_DIR=str(tmp_path), HOUSE_BOT_STRONG_DEALS="7")
+
+    assert found["strong_deals"] == 7
 
 
 def test_it_uses_postgresql_and_redis_when_their_urls_are_set(tmp_path: Path) -> None:

@@ -212,6 +212,9 @@ MOVE_TIMER_SWEEP_BATCH = env.int("MOVE_TIMER_SWEEP_BATCH", default=500)
 
 # House bots: thinking time per decision of the searching bot (house:strong).
 HOUSE_BOT_BUDGET_SECONDS = env.float("HOUSE_BOT_BUDGET_SECONDS", default=0.3)
+# Or, when set, exactly this many deals searched per decision whatever the time it takes: the
+# same strength however busy the machine is (bots/apps.py sets strong.MAX_DEALS from it).
+HOUSE_BOT_STRONG_DEALS = env.int("HOUSE_BOT_STRONG_DEALS", default=None)
 # Webhook bots: outbound calls go to public addresses only unless this is set (development).
 BOT_WEBHOOK_ALLOW_PRIVATE = env.bool("BOT_WEBHOOK_ALLOW_PRIVATE", default=False)
 BOT_WEBHOOK_CONNECT_TIMEOUT = env.float("BOT_WEBHOOK_CONNECT_TIMEOUT", default=2.0)
