@@ -58,13 +58,15 @@ class Interval:
 
 @dataclass
 class GameRecord:
-    """One game of a deal set: which bot sat where, its first deal, and every hand's diffs."""
+    """One game of a deal set: which bot sat where, its first deal, every hand's diffs and
+    the final ranks by seat (RULES.md "Standings for a game", what ratings use)."""
 
     seed: str
     seats: tuple[str, ...]
     first_deal: list[list[str]]
     first_dealer: int
     diffs: list[list[int]] = field(default_factory=list)
+    ranks: tuple[int, ...] = ()
 
 
 @dataclass
@@ -130,6 +132,7 @@ def play_game(
         action = choose_action(seats[seat], game.view(seat), rngs[seat], budget)
         game.apply_dict(seat, action)
     record.diffs = [list(h["diffs"]) for h in game.history]
+    record.ranks = game.standings().ranks
     return record
 
 
