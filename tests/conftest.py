@@ -53,10 +53,10 @@ class WorkerInfo:
     :meth:`start` it again; ``pid`` is the current process's.
     """
 
-    def __init__(self, env: dict[str, str], log_dir: Path) -> None:
+    def __init__(self, env: dict[str, str], log_dir: Path, name: str = "worker") -> None:
         self.env = env
-        self.hostname = f"test-worker-{os.getpid()}@localhost"
-        self.log_path = log_dir / "celery-worker.log"
+        self.hostname = f"test-{name}-{os.getpid()}@localhost"
+        self.log_path = log_dir / f"celery-{name}.log"
         self.beat_log_path = log_dir / "celery-beat.log"
         self.process: subprocess.Popen[bytes] | None = None
         self.beat: subprocess.Popen[bytes] | None = None
