@@ -32,6 +32,9 @@ class TableSeatInline(admin.TabularInline):  # type: ignore[type-arg]
 class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ("id", "status", "created_by", "rated", "move_seconds", "created_at")
     list_filter = ("status", "rated")
+    # Set by services.create_table only: changed here it would deal an open table's game
+    # from a seed whose deals may already be public.
+    readonly_fields = ("deal_seed",)
     inlines = [TableSeatInline]
 
 

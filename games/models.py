@@ -132,6 +132,8 @@ class Game(models.Model):
         indexes = [
             models.Index(fields=["status", "deadline"]),
             models.Index(fields=["-finished_at"]),
+            # Games dealt from one Table.deal_seed find each other (selectors.cards_public).
+            models.Index(fields=["seed"]),
         ]
 
     def __str__(self) -> str:

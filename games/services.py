@@ -167,6 +167,9 @@ def create_table(
     """A new open table. ``deal_seed`` (internal callers only, see ``Table.deal_seed``):
     its game is dealt from that seed, so tables given the same one play the same deals."""
     parsed = parse_rules(rules)
+    if deal_seed and Game.objects.filter(seed=deal_seed, status=Game.Status.FINISHED).exists():
+        # That game's record may be public already: it would show this table's hands.
+        raise ValueError(f"deal seed {deal_seed!r} was dealt in a game that has ended")
     with transaction.atomic():
         table = Table.objects.create(
             created_by=creator,
