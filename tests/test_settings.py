@@ -30,15 +30,19 @@ print(json.dumps({
 """
 
 
-def settings_with(**env: str) -> dict[str, Any]:
-    result = subprocess.run(
+def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [str(VENV_BIN / "python"), "-c", PRINT_SETTINGS],
         cwd=ROOT,
         env=clean_env(DJANGO_SETTINGS_MODULE="config.settings.base", **env),
         capture_output=True,
         text=True,
-        check=True,
     )
+
+
+def settings_with(**env: str) -> dict[str, Any]:
+    result = load_settings(**env)
+    assert result.returncode == 0, result.stderr
     return dict(json.loads(result.stdout))
 
 
@@ -64,6 +68,13 @@ def test_it_gives_house_strong_a_fixed_number_of_deals_when_set(tmp_path: Path) 
     found = settings_with(DATA_DIR=str(tmp_path), HOUSE_BOT_STRONG_DEALS="7")
 
     assert found["strong_deals"] == 7
+
+
+def test_it_refuses_house_strong_deals_below_one(tmp_path: Path) -> None:
+    result = load_settings(DATA_DIR=str(tmp_path), HOUSE_BOT_STRONG_DEALS="0")
+
+    assert result.returncode != 0
+    assert "HOUSE_BOT_STRONG_DEALS must be at least 1" in result.stderr
 
 
 def test_it_uses_postgresql_and_redis_when_their_urls_are_set(tmp_path: Path) -> None:

@@ -69,8 +69,9 @@ from games.engine.kernel import Determinizer, known_voids
 
 #: Exact search once at most this many cards are left in all hands together.
 ENDGAME_CARDS = 12
-#: A cap on the deals per decision (None: the time budget alone decides); for experiments
-#: that must not depend on the machine's load.
+#: A cap on the deals per decision (None: the time budget alone decides), for a strength that
+#: does not depend on the machine's load: experiments, and the platform's
+#: ``HOUSE_BOT_STRONG_DEALS`` setting (set here by ``bots.apps``).
 MAX_DEALS: int | None = None
 #: The playout policy: "heuristic" (house:heuristic's card play for every seat, from what
 #: each would know) or "greedy" (faster, every seat seeing all hands).

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -215,6 +216,8 @@ HOUSE_BOT_BUDGET_SECONDS = env.float("HOUSE_BOT_BUDGET_SECONDS", default=0.3)
 # Or, when set, exactly this many deals searched per decision whatever the time it takes: the
 # same strength however busy the machine is (bots/apps.py sets strong.MAX_DEALS from it).
 HOUSE_BOT_STRONG_DEALS = env.int("HOUSE_BOT_STRONG_DEALS", default=None)
+if HOUSE_BOT_STRONG_DEALS is not None and HOUSE_BOT_STRONG_DEALS < 1:
+    raise ImproperlyConfigured("HOUSE_BOT_STRONG_DEALS must be at least 1")
 # Webhook bots: outbound calls go to public addresses only unless this is set (development).
 BOT_WEBHOOK_ALLOW_PRIVATE = env.bool("BOT_WEBHOOK_ALLOW_PRIVATE", default=False)
 BOT_WEBHOOK_CONNECT_TIMEOUT = env.float("BOT_WEBHOOK_CONNECT_TIMEOUT", default=2.0)
