@@ -47,7 +47,8 @@ def suite_process_env(django_db_blocker: Any) -> dict[str, str]:
 
 
 class WorkerInfo:
-    """The suite's Celery worker (and the beat that schedules the periodic sweep).
+    """A Celery worker of the suite: the suite's own (``name`` "worker", with the beat that
+    schedules the periodic sweep), or one a test starts beside or instead of it.
 
     Tests may :meth:`kill` the worker the hard way (SIGKILL, losing whatever it held) and
     :meth:`start` it again; ``pid`` is the current process's.
