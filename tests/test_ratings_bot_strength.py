@@ -7,9 +7,10 @@ strength test"):
 
 * ``all-sixteen`` with ``max_hands``: classic play, but no lucky 12-trick hand ends the game
   early, so each game sums many hands and the better player finishes above more often.
-* Duplicate deal sets: each set is one deal seed played once per seating of the three bots
-  (``Table.deal_seed``), so the luck of the cards cancels within a set. The seeds are fresh
-  every run (shown on failure), so the test measures the bots, not a chosen set of deals.
+* Duplicate deal sets, played in rounds: each set is one deal seed played once per seating
+  of the three bots (``Table.deal_seed``), so the luck of the cards cancels within a set,
+  and rated as a block. The seeds are fresh every run (shown on failure), so the test
+  measures the bots, not a chosen set of deals.
 * ``house:strong`` searches a fixed number of deals per decision (``HOUSE_BOT_STRONG_DEALS``)
   instead of for a time, so its strength does not depend on how busy the machine is.
 
@@ -62,20 +63,20 @@ def test_it_ranks_the_bots_by_strength(celery_worker: WorkerInfo) -> None:
     try:
         for worker in workers:
             worker.start()
-        game_ids = []
-        for seed in seeds:
+        game_ids: list[int] = []
+        for seed in seeds:  # one round per deal set, its six games at once
             for seats in arrangements(BOTS):
                 table = services.create_table(host, RULES, True, 600, None, deal_seed=seed)
                 for seat, bot in enumerate(seats):
                     services.seat_bot(host, table.pk, bot, seat)
                 game_ids.append(Game.objects.get(table=table).pk)
-        finished = Game.objects.filter(pk__in=game_ids, status=Game.Status.FINISHED)
-        wait_until(
-            lambda: finished.count() == len(game_ids),
-            timeout=600,
-            interval=1,
-            what=f"the workers to play every game (deal seeds {seeds})",
-        )
+            finished = Game.objects.filter(pk__in=game_ids, status=Game.Status.FINISHED)
+            wait_until(
+                lambda finished=finished: finished.count() == len(game_ids),
+                timeout=300,
+                interval=0.5,
+                what=f"the workers to play the games of deal seed {seed} (seeds {seeds})",
+            )
     finally:
         for worker in workers:
             worker.stop()
