@@ -111,6 +111,8 @@ class Hub:
         self._lock = threading.Lock()
         self._waiters: dict[str, set[Waiter]] = defaultdict(set)
         self._listener: threading.Thread | None = None
+        # Set while the Redis subscription is confirmed (tests wait on it instead of sleeping).
+        self.subscribed = threading.Event()
 
     def _wake(self, channels: Iterable[str], lines: Mapping[str, Sequence[Line]]) -> None:
         with self._lock:
@@ -131,15 +133,18 @@ class Hub:
 
         while True:
             try:
-                pubsub = redis.Redis.from_url(settings.REDIS_URL).pubsub(
-                    ignore_subscribe_messages=True
-                )
+                pubsub = redis.Redis.from_url(settings.REDIS_URL).pubsub()
                 pubsub.psubscribe(CHANNEL_PREFIX + "*")
                 for message in pubsub.listen():
+                    if message["type"] == "psubscribe":
+                        self.subscribed.set()
+                    if message["type"] != "pmessage":
+                        continue
                     channel = message["channel"]
                     channel = channel.decode() if isinstance(channel, bytes) else channel
                     self._wake([channel], {channel: _parse(message["data"])})
             except Exception:
+                self.subscribed.clear()
                 logger.exception("pub/sub listener failed; reconnecting")
                 # Anyone waiting may have missed a wake-up: let them look again.
                 with self._lock:
@@ -216,3 +221,9 @@ _hub = Hub()
 def listening(channel: str) -> contextlib.AbstractContextManager[Waiter]:
     """``with listening(channel) as waiter: ... await waiter.wait(seconds)``"""
     return _hub.listening(channel)
+
+
+async def subscribed(timeout: float) -> bool:
+    """Wait until this process's Redis subscription is confirmed (service mode; it starts
+    with the first :func:`listening`): from then on a publish anywhere wakes its waiters."""
+    return await asyncio.to_thread(_hub.subscribed.wait, timeout)
