@@ -72,8 +72,9 @@ class Table(models.Model):
     seat_count = models.PositiveSmallIntegerField()
     # Set only by internal callers (never through the API): the game is dealt from this seed
     # instead of a fresh secret one, so that several tables can play the very same deals
-    # (duplicate play: comparing players or bots with the luck of the cards cancelled out).
-    # Whoever knows it knows every hand, so it is shown nowhere before the game ends.
+    # (duplicate play: comparing bots with the luck of the cards cancelled out). Whoever
+    # knows it knows every hand, so it is shown nowhere; and only house bots sit at such a
+    # table (services._sit says why).
     deal_seed = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -132,8 +133,6 @@ class Game(models.Model):
         indexes = [
             models.Index(fields=["status", "deadline"]),
             models.Index(fields=["-finished_at"]),
-            # Games dealt from one Table.deal_seed find each other (selectors.cards_public).
-            models.Index(fields=["seed"]),
         ]
 
     def __str__(self) -> str:

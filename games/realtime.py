@@ -111,7 +111,8 @@ class Hub:
         self._lock = threading.Lock()
         self._waiters: dict[str, set[Waiter]] = defaultdict(set)
         self._listener: threading.Thread | None = None
-        # Set while the Redis subscription is confirmed (tests wait on it instead of sleeping).
+        # Set once the Redis subscription is confirmed, cleared when the listener fails (redis-py
+        # may resubscribe by itself meanwhile). Tests wait on it instead of sleeping.
         self.subscribed = threading.Event()
 
     def _wake(self, channels: Iterable[str], lines: Mapping[str, Sequence[Line]]) -> None:
@@ -223,7 +224,7 @@ def listening(channel: str) -> contextlib.AbstractContextManager[Waiter]:
     return _hub.listening(channel)
 
 
-async def subscribed(timeout: float) -> bool:
+async def wait_subscribed(timeout: float) -> bool:
     """Wait until this process's Redis subscription is confirmed (service mode; it starts
     with the first :func:`listening`): from then on a publish anywhere wakes its waiters."""
     return await asyncio.to_thread(_hub.subscribed.wait, timeout)

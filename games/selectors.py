@@ -76,10 +76,10 @@ def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
     """The one function that builds a game as a caller may see it.
 
     ``seat`` is the caller's seat, or None for anyone else. After the game, everyone sees the
-    full record (every card is public then, see :func:`cards_public`).
+    full record (every card is public then).
     """
-    public = cards_public(game)
-    base = engine.view(None if public else seat)
+    finished = game.status == Game.Status.FINISHED
+    base = engine.view(None if finished else seat)
     view: dict[str, Any] = {
         **base,
         "id": game.pk,
@@ -92,20 +92,10 @@ def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
         "move_seconds": game.move_seconds,
         "your_seat": seat,
     }
-    if public:
+    if finished:
         view["record"] = engine.record()
-    if game.status == Game.Status.FINISHED:
         view["result"] = game.result
     return view
-
-
-def cards_public(game: Game) -> bool:
-    """Whether every card of ``game`` may be shown to anyone: once it is over, unless the same
-    deals are still being played at another table (tables given one ``Table.deal_seed``),
-    whose players would read their opponents' hands in this game's record."""
-    if game.status != Game.Status.FINISHED:
-        return False
-    return not Game.objects.filter(seed=game.seed, status=Game.Status.PLAYING).exists()
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -133,7 +123,7 @@ def game_view_for(game_id: int, viewer: Player | None) -> dict[str, Any]:
 def visible_events(game: Game, seat: int | None) -> QuerySet[GameEvent]:
     """The events of ``game`` that ``seat`` (None: a spectator) may see; all after the end."""
     events = GameEvent.objects.filter(game=game)
-    if cards_public(game):
+    if game.status == Game.Status.FINISHED:
         return events
     if seat is None:
         return events.filter(public=True)
@@ -178,12 +168,6 @@ def game_record(game_id: int) -> dict[str, Any]:
     game = get_object_or_404(Game, pk=game_id)
     if game.status != Game.Status.FINISHED:
         raise ApiError(409, "game_in_progress", "The record is published when the game ends.")
-    if not cards_public(game):
-        raise ApiError(
-            409,
-            "game_in_progress",
-            "The record is published when every table playing these deals has finished.",
-        )
     record = Engine.from_json(game.state).record()
     return {"game": game.pk, "seats": game.public_seats(), **record}
 

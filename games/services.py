@@ -167,9 +167,6 @@ def create_table(
     """A new open table. ``deal_seed`` (internal callers only, see ``Table.deal_seed``):
     its game is dealt from that seed, so tables given the same one play the same deals."""
     parsed = parse_rules(rules)
-    if deal_seed and Game.objects.filter(seed=deal_seed, status=Game.Status.FINISHED).exists():
-        # That game's record may be public already: it would show this table's hands.
-        raise ValueError(f"deal seed {deal_seed!r} was dealt in a game that has ended")
     with transaction.atomic():
         table = Table.objects.create(
             created_by=creator,
@@ -203,6 +200,11 @@ def _sit(table: Table, player: Player, seat: int | None) -> None:
             f"No seat {seat} at this table.",
             fields={"seat": [f"0..{table.seat_count - 1}"]},
         )
+    if table.deal_seed and not player.is_house_bot:
+        # Tables sharing deals show each other's cards: a table ahead in play shows its
+        # played cards to anyone, its record every hand, and a player at two such tables
+        # would see two hands of one deal. House bots look at nothing but their seat's view.
+        raise ApiError(403, "house_bots_only", "Only house bots sit at this table.")
     if not player.is_house_bot and any(s.player_id == player.pk for s in seats):
         raise ApiError(409, "already_seated", "You already have a seat at this table.")
     if seat is not None and seats[seat].player_id is not None:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
 
 from games import services
-from games.models import GameEvent, Player
+from games.engine import Game as Engine
+from games.models import Game, Player
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer
-from tests.rating_helpers import play_out
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -387,54 +386,40 @@ def test_it_starts_the_game_when_the_last_seat_is_filled(api_server: LiveServer)
         assert [s["username"] for s in view["seats"]] == ["ann", "bob", "cat"]
 
 
-def test_it_deals_tables_given_the_same_deal_seed_alike_and_shows_no_card_of_them_early(
+def test_it_deals_tables_given_the_same_deal_seed_alike_to_house_bots_only(
     api_server: LiveServer,
 ) -> None:
-    clients = [register(api_server.url, n) for n in ("ann", "bob", "cat")]
-    everyone = (*clients, Client(api_server.url))
-    ann, bob, cat = (Player.objects.get(username=c.username) for c in clients)
-    seed, rules = "duplicate-set-7f3a", {"preset": "classic", "max_hands": 1}
+    ann = register(api_server.url, "ann")
+    host = Player.objects.get(username="ann")
+    owned = ann.ok("POST", "/bots", 201, json={"username": "annbot", "mode": "poll"})
+    seed, bots = "duplicate-set-7f3a", ("house:random", "house:heuristic", "house:strong")
 
-    def started_game(deal_seed: str) -> int:
-        table = services.create_table(ann, rules, True, 600, 0, deal_seed=deal_seed)
-        services.join_table(bob, table.pk, 1)
-        services.join_table(cat, table.pk, 2)
-        game_id = clients[0].ok("GET", f"/tables/{table.pk}")["game"]
+    def seated(deal_seed: str) -> int:
+        table = services.create_table(host, "classic", True, 600, None, deal_seed=deal_seed)
+        for seat, bot in enumerate(bots):
+            services.seat_bot(host, table.pk, bot, seat)
+        game_id = ann.ok("GET", f"/tables/{table.pk}")["game"]
         assert isinstance(game_id, int)
         return game_id
 
-    first, second, fresh = started_game(seed), started_game(seed), started_game("")
-
     def hands(game_id: int) -> list[list[str]]:
-        return [c.ok("GET", f"/games/{game_id}")["your_hand"] for c in clients]
+        engine = Engine.from_json(Game.objects.get(pk=game_id).state)
+        return [engine.view(seat)["your_hand"] for seat in range(3)]
 
+    first, second, fresh = seated(seed), seated(seed), seated("")
     assert hands(first) == hands(second)
     assert hands(fresh) != hands(first)
-    for game_id in (first, second):
-        for client in everyone:
-            for path in (f"/games/{game_id}", f"/games/{game_id}/events", "/tables?status=playing"):
-                assert seed not in client.get(path).text
+    for client in (ann, Client(api_server.url)):
+        for path in (f"/games/{first}", f"/games/{first}/events", "/tables?status=playing"):
+            assert seed not in client.get(path).text
 
-    # The first table is over while the second still plays the same deals: the first's
-    # record would show the second's players each other's hands, so it waits.
-    play_out(first, random.Random(1))
-    public_seqs = set(
-        GameEvent.objects.filter(game_id=first, public=True).values_list("seq", flat=True)
-    )
-    assert public_seqs != set(GameEvent.objects.filter(game_id=first).values_list("seq", flat=True))
-    for client in everyone:
-        view = client.ok("GET", f"/games/{first}")
-        assert view["status"] == "finished" and "result" in view and "record" not in view
-        error_of(client.get(f"/games/{first}/record"), 409, "game_in_progress")
-    spectator_seqs = {e["seq"] for e in everyone[-1].ok("GET", f"/games/{first}/events")["events"]}
-    assert spectator_seqs == public_seqs
-    with pytest.raises(ValueError, match="has ended"):
-        services.create_table(ann, rules, True, 600, 0, deal_seed=seed)
-
-    play_out(second, random.Random(2))
-    for client in everyone:
-        assert client.ok("GET", f"/games/{first}")["record"]["deals"]
-        assert client.ok("GET", f"/games/{first}/record")["deals"]
+    # Anyone else could read the shared deals off a sibling table: no seat for them.
+    table = services.create_table(host, "classic", True, 600, None, deal_seed=seed)
+    refused = ann.post(f"/tables/{table.pk}/join", json={})
+    error_of(refused, 403, "house_bots_only")
+    refused = ann.post(f"/tables/{table.pk}/bots", json={"bot": owned["username"]})
+    error_of(refused, 403, "house_bots_only")
+    assert ann.ok("POST", f"/tables/{table.pk}/bots", json={"bot": "house:random"})
 
 
 def test_it_refuses_to_join_a_started_table(api_server: LiveServer) -> None:

@@ -24,7 +24,7 @@ def test_it_wakes_a_waiter_on_a_message_published_by_another_client(
 
     async def scenario() -> tuple[bool, float]:
         with realtime.listening(channel) as waiter:
-            assert await realtime.subscribed(10)
+            assert await realtime.wait_subscribed(10)
             started = time.monotonic()
             loop = asyncio.get_running_loop()
             loop.call_later(0.2, publisher.publish, channel, b"1")

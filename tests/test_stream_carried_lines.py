@@ -35,7 +35,7 @@ def wake_ups(channel: str, publish: Any) -> tuple[list[realtime.Line], bool]:
     async def scenario() -> tuple[list[realtime.Line], bool]:
         with realtime.listening(channel) as waiter:
             if settings.REDIS_URL:
-                assert await realtime.subscribed(10)
+                assert await realtime.wait_subscribed(10)
             asyncio.get_running_loop().call_soon(publish)
             assert await waiter.wait(10)
             await asyncio.sleep(0.3)  # a second wake-up of the same publish (over Redis)
