@@ -32,8 +32,8 @@ class TableSeatInline(admin.TabularInline):  # type: ignore[type-arg]
 class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ("id", "status", "created_by", "rated", "move_seconds", "created_at")
     list_filter = ("status", "rated")
-    # Set by services.create_table only: changed here it would deal an open table's game
-    # from a seed whose deals may already be public.
+    # Set by services.create_table only: set here, it would skip the check that only house
+    # bots sit at a table of shared deals (services._sit), for players seated already.
     readonly_fields = ("deal_seed",)
     inlines = [TableSeatInline]
 
