@@ -133,11 +133,18 @@ def figures(latencies: list[float], server: list[float], elapsed: float) -> dict
     }
 
 
+#: Idle connections are dropped by the client well before uvicorn's keep-alive timeout (5 s):
+#: with both at 5 s, a request sent on a connection the server was closing at that instant
+#: failed (``httpx.ReadError``, seen once in a profiled run).
+KEEPALIVE_EXPIRY = 2.0
+
+
 def own_client(base_url: str) -> httpx.AsyncClient:
     """A simulated client's own connections, as a real client has: with one shared client,
     httpx's pool looked through all of its connections for every request, which cost the
     load generator more CPU than the request (measured with py-spy: 40% of its time)."""
-    return httpx.AsyncClient(base_url=base_url, timeout=60)
+    limits = httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY)
+    return httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits)
 
 
 async def baseline(base_url: str, tokens: list[str], seconds: float) -> dict[str, Any]:
@@ -160,11 +167,15 @@ async def baseline(base_url: str, tokens: list[str], seconds: float) -> dict[str
     return figures(latencies, server, time.monotonic() - started)
 
 
+#: The tables' move time; API.md's default unless ``--move-seconds`` says otherwise.
+MOVE_SECONDS = 60
+
+
 async def new_game(http: httpx.AsyncClient, tokens: list[str], rules: Any) -> int:
     creator = {"Authorization": f"Token {tokens[0]}"}
     table = (
         await http.post(
-            "/api/v1/tables", json={"rules": rules, "move_seconds": 3600}, headers=creator
+            "/api/v1/tables", json={"rules": rules, "move_seconds": MOVE_SECONDS}, headers=creator
         )
     ).json()
     for token in tokens[1:]:
@@ -353,7 +364,11 @@ class CpuMeter:
 
 async def run(args: argparse.Namespace, base_url: str, server_pid: int) -> dict[str, Any]:
     cpu = CpuMeter(server_pid)
-    limits = httpx.Limits(max_connections=args.clients * 2, max_keepalive_connections=20)
+    limits = httpx.Limits(
+        max_connections=args.clients * 2,
+        max_keepalive_connections=20,
+        keepalive_expiry=KEEPALIVE_EXPIRY,
+    )
     async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as http:
         tokens = [await register(http, f"load{i}") for i in range(args.clients)]
         long_tokens = [await register(http, f"long{i}") for i in range(6)]
@@ -387,6 +402,7 @@ def server_line(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
+    global MOVE_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=66)
     parser.add_argument("--seconds", type=float, default=20.0)
@@ -400,7 +416,11 @@ def main() -> None:
         default=[1000, 500],
         help="paced runs: each client thinks 0.5-1.5 x this long before a move (list)",
     )
+    parser.add_argument(
+        "--move-seconds", type=int, default=MOVE_SECONDS, help="the tables' move time"
+    )
     args = parser.parse_args()
+    MOVE_SECONDS = args.move_seconds
 
     port = free_port()
     env = {

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import time
 from datetime import timedelta
 from typing import Any
@@ -139,7 +138,6 @@ def main() -> None:
     parser.add_argument("--bot", default="house:heuristic")
     args = parser.parse_args()
 
-    os.environ["MOVE_TIMER_SWEEP_INTERVAL"] = "1.0"
     with service_platform(DB_NAME, REDIS_URL):
         from games import services
 

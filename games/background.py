@@ -1,12 +1,10 @@
 """Sends that a request should not wait for, run by one daemon thread per process.
 
-After a move commits, the wake-ups of waiting clients (a Redis publish) and the move timer
-(a Celery enqueue, ~1 ms of CPU and a broker round trip) used to run in the request's
-thread; under ASGI every sync view of a process runs in one thread, so each of them
-delayed every other request of that process. Both are best effort already: a lost wake-up
-costs a waiter one re-look (at most ``SERVICE_MODE_RECHECK_SECONDS`` later) and a lost
-timer is made up by the overdue sweep. Work still queued when the process exits normally
-is run by an ``atexit`` hook.
+After a move commits, the wake-ups of waiting clients (a Redis publish) used to run in the
+request's thread; under ASGI every sync view of a process runs in one thread, so each of
+them delayed every other request of that process. A wake-up is best effort already: a lost
+one costs a waiter one re-look (at most ``SERVICE_MODE_RECHECK_SECONDS`` later). Work still
+queued when the process exits normally is run by an ``atexit`` hook.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.serializers.json import DjangoJSONEncoder
@@ -24,7 +23,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from config.api_errors import ApiError
-from games import background, realtime, signals
+from games import realtime, signals
 from games.auth import BOT_SCOPES, HUMAN_SCOPES, issue_token
 from games.batch import write_change
 from games.engine import Game as Engine
@@ -308,7 +307,6 @@ def start_game(table: Table) -> Game:
     PlayerMessage.objects.bulk_create(_announce_turn(game, engine))
     game.save(update_fields=["last_seq", "version"])
     _publish_on_commit(game, players.values())
-    _schedule_timer(game)
     return game
 
 
@@ -460,7 +458,6 @@ def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
         _publish_on_commit(game, told | set(players.values()))
     else:  # the turn messages are all this change wrote: their lines ride with the wake-ups
         _publish_on_commit(game, {m.player_id for m in turn_messages}, turn_messages)
-    _schedule_timer(game)
 
 
 CHANGING_FIELDS = [
@@ -562,7 +559,7 @@ def _announce_turn(game: Game, engine: Engine) -> list[PlayerMessage]:
             payload = {k: v for k, v in line.items() if k != "type"}
             messages.append(PlayerMessage(player_id=player_id, type="your_turn", payload=payload))
         # robust: the move is committed; a receiver that cannot enqueue its work (broker
-        # down) is logged, and the move timer or the sweep still moves the game on.
+        # down) is logged, and the move-time sweep still moves the game on.
         transaction.on_commit(
             partial(
                 signals.turn_started.send_robust,
@@ -578,54 +575,19 @@ def _announce_turn(game: Game, engine: Engine) -> list[PlayerMessage]:
     return messages
 
 
-def _schedule_timer(game: Game) -> None:
-    """On commit, a Celery task for the game's deadline that plays for late seats.
-
-    Only when a seat other than a house bot is due. Very long move times are left to the
-    periodic sweep alone, so that a day-long deadline is not one more task held in a
-    worker's memory for every move made meanwhile.
-    """
-    if game.deadline is None or game.move_seconds > settings.MOVE_TIMER_MAX_SECONDS:
-        return
-    if all(game.acting_identity(seat)[1].startswith(HOUSE_BOT_PREFIX) for seat in game.to_act):
-        # House bots answer in milliseconds; should one's task be lost, the sweep finds the
-        # game overdue as soon as a timer would. This spares a task per bot move.
-        return
-    game_id, version, deadline = game.pk, game.version, game.deadline
-
-    def send() -> None:
-        from games.tasks import expire_turns
-
-        expire_turns.apply_async(
-            (game_id, version),
-            eta=deadline,
-            # A timer delivered this late is stale; the sweep has dealt with the game.
-            expires=deadline + timedelta(seconds=settings.MOVE_TIMER_EXPIRES_AFTER),
-        )
-
-    # Off the request's thread: the enqueue costs about a millisecond of CPU and a broker
-    # round trip, and the sweep makes up for a timer that is lost.
-    transaction.on_commit(partial(background.run_soon, send), robust=True)
-
-
-def expire_turns(game_id: int, version: int | None = None) -> bool:
+def expire_turns(game_id: int) -> bool:
     """Play the timeout fallback for every seat the game waits on past its deadline.
 
-    Exactly once per deadline: the row lock serialises this with the players' actions, and
-    a game whose version moved on since the timer was set (``version``) was acted on in
-    time. Each late seat gets a public ``timeout`` event; its third timeout hands the seat
-    to ``house:heuristic`` for the rest of the game. Returns whether the game changed.
-
-    Most timers are stale (a move came in time): they are told apart by one plain query,
-    without a transaction or a wait for the row lock; the check under the lock stays.
+    The row lock serialises this with the players' actions: a seat that acted in time moved
+    the deadline on, and nothing happens. A game whose row is locked (a move, or another
+    sweep, is writing it) is skipped rather than waited for: if it is still overdue, the
+    next sweep finds it. Each late seat gets a public ``timeout`` event; its third timeout
+    hands the seat to ``house:heuristic`` for the rest of the game. Returns whether the
+    game changed.
     """
-    if version is not None and not _timer_is_due(game_id, version):
-        return False
     with transaction.atomic():
-        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        game = Game.objects.select_for_update(skip_locked=True).filter(pk=game_id).first()
         if game is None or game.status != Game.Status.PLAYING:
-            return False
-        if version is not None and game.version != version:
             return False
         if game.deadline is None or game.deadline > timezone.now():
             return False
@@ -656,19 +618,24 @@ def expire_turns(game_id: int, version: int | None = None) -> bool:
     return True
 
 
-def _timer_is_due(game_id: int, version: int) -> bool:
-    return Game.objects.filter(
-        pk=game_id, version=version, status=Game.Status.PLAYING, deadline__lte=timezone.now()
-    ).exists()
-
-
-def overdue_games(grace: timedelta, limit: int) -> list[int]:
-    """Games still waiting on a seat ``grace`` after their deadline (their timer is lost)."""
+def overdue_games(limit: int) -> list[int]:
+    """Games waiting on a seat past their deadline, the most overdue first."""
     return list(
-        Game.objects.filter(status=Game.Status.PLAYING, deadline__lt=timezone.now() - grace)
+        Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=timezone.now())
         .order_by("deadline")
         .values_list("pk", flat=True)[:limit]
     )
+
+
+def seconds_to_next_deadline() -> float | None:
+    """How long until the nearest deadline of a game in play (None: no game waits)."""
+    nearest = (
+        Game.objects.filter(status=Game.Status.PLAYING, deadline__isnull=False)
+        .order_by("deadline")
+        .values_list("deadline", flat=True)
+        .first()
+    )
+    return None if nearest is None else (nearest - timezone.now()).total_seconds()
 
 
 def _publish_on_commit(

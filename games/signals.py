@@ -1,8 +1,7 @@
 """What the games app announces, after commit, for other apps to consume.
 
 ``games`` imports none of its consumers: ratings and tournaments connect receivers to
-:data:`game_finished`; the bots app (house bots, webhooks) and the move timers connect to
-:data:`turn_started`.
+:data:`game_finished`; the bots app (house bots, webhooks) connects to :data:`turn_started`.
 """
 
 from django.dispatch import Signal

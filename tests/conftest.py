@@ -48,7 +48,7 @@ def suite_process_env(django_db_blocker: Any) -> dict[str, str]:
 
 class WorkerInfo:
     """A Celery worker of the suite: the suite's own (``name`` "worker", with the beat that
-    schedules the periodic sweep), or one a test starts beside or instead of it.
+    runs the periodic tasks and the move timer), or one a test starts beside or instead of it.
 
     Tests may :meth:`kill` the worker the hard way (SIGKILL, losing whatever it held) and
     :meth:`start` it again; ``pid`` is the current process's.
@@ -109,8 +109,13 @@ class WorkerInfo:
             cwd=ROOT,
         )
 
+    def kill_beat(self) -> None:
+        """SIGKILL beat, and with it the move timer (games/timekeeper.py)."""
+        if self.beat is not None:
+            stop_process_group(self.beat, signal.SIGKILL)
+
     def kill(self) -> None:
-        """SIGKILL the worker: tasks it had taken (timers waiting for their time) are lost."""
+        """SIGKILL the worker: tasks it had taken are lost."""
         if self.process is not None:
             stop_process_group(self.process, signal.SIGKILL)
 
@@ -123,7 +128,7 @@ class WorkerInfo:
 @pytest.fixture(scope="session")
 def celery_worker(django_db_setup: Any, django_db_blocker: Any) -> Iterator[WorkerInfo]:
     """A real ``celery worker`` process on the test database, the suite's broker and queue,
-    with ``celery beat`` beside it for the periodic tasks (the overdue-game sweep)."""
+    with ``celery beat`` beside it for the periodic tasks and the move timer."""
     from config.celery_app import app
 
     env = suite_process_env(django_db_blocker)
@@ -198,8 +203,8 @@ def _games_at_rest_before_the_flush(
 ) -> Iterator[None]:
     """After a transactional test, end the games still in play before the tables are emptied.
 
-    The suite's worker (and its beat) outlive each test: house bots, move timers and the
-    sweep would go on writing to those games while pytest-django's flush truncates the
+    The suite's worker (and its beat) outlive each test: house bots and the move
+    timer would go on writing to those games while pytest-django's flush truncates the
     tables, and PostgreSQL then breaks the flush as a deadlock. Every writer re-reads the
     game under its row lock and leaves a finished game alone, so once this update has
     committed (it waits for any writer holding the row) only a transaction already past

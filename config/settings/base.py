@@ -202,14 +202,11 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 # The beat-scheduled heartbeat that GET /healthz reads; stale after HEARTBEAT_MAX_AGE seconds.
 HEARTBEAT_INTERVAL = env.float("HEARTBEAT_INTERVAL", default=10.0)
 HEARTBEAT_MAX_AGE = env.float("HEARTBEAT_MAX_AGE", default=60.0)
-# Move timers: every game state with a deadline gets a Celery task at that deadline (move
-# times up to MOVE_TIMER_MAX_SECONDS; longer ones rely on the sweep alone). The sweep runs
-# every MOVE_TIMER_SWEEP_INTERVAL seconds and resolves games late by more than the grace.
-MOVE_TIMER_MAX_SECONDS = env.int("MOVE_TIMER_MAX_SECONDS", default=600)
-MOVE_TIMER_EXPIRES_AFTER = env.float("MOVE_TIMER_EXPIRES_AFTER", default=30.0)
-MOVE_TIMER_SWEEP_INTERVAL = env.float("MOVE_TIMER_SWEEP_INTERVAL", default=2.0)
-MOVE_TIMER_SWEEP_GRACE = env.float("MOVE_TIMER_SWEEP_GRACE", default=1.0)
-MOVE_TIMER_SWEEP_BATCH = env.int("MOVE_TIMER_SWEEP_BATCH", default=500)
+# Move time: the beat process's move timer (games/timekeeper.py) sleeps until the nearest
+# deadline, looking again at least every MOVE_TIMER_LOOK_SECONDS for new ones; it plays for
+# at most MOVE_TIMER_BATCH overdue games a look.
+MOVE_TIMER_LOOK_SECONDS = env.float("MOVE_TIMER_LOOK_SECONDS", default=0.25)
+MOVE_TIMER_BATCH = env.int("MOVE_TIMER_BATCH", default=500)
 
 # House bots: thinking time per decision of the searching bot (house:strong).
 HOUSE_BOT_BUDGET_SECONDS = env.float("HOUSE_BOT_BUDGET_SECONDS", default=0.3)
@@ -231,11 +228,6 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": HEARTBEAT_INTERVAL,
         # A heartbeat that waited longer than its interval says nothing new.
         "options": {"expires": HEARTBEAT_INTERVAL},
-    },
-    "sweep-overdue-games": {
-        "task": "games.sweep_overdue_games",
-        "schedule": MOVE_TIMER_SWEEP_INTERVAL,
-        "options": {"expires": MOVE_TIMER_SWEEP_INTERVAL},
     },
     "purge-expired-records": {
         "task": "games.purge_expired_records",
