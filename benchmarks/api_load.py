@@ -341,24 +341,33 @@ class CpuMeter:
     by this load generator, per measured phase: what an operation costs the machine, a
     figure far steadier between runs than throughput on a shared machine."""
 
+    PARTS = ("uvicorn", "postgres", "redis-server")
+
     def __init__(self, server_pid: int) -> None:
         self.server_pid = server_pid
 
-    def _server(self, pid: int, parent: int, name: str) -> bool:
-        return self.server_pid in (pid, parent) or name in ("postgres", "redis-server")
-
-    def read(self) -> tuple[float, float]:
+    def read(self) -> dict[str, float]:
+        """CPU seconds so far of each server part and of this load generator ("client")."""
+        parts = {
+            "uvicorn": process_cpu_seconds(lambda pid, parent, _: self.server_pid in (pid, parent)),
+            **{
+                name: process_cpu_seconds(lambda _, __, command, n=name: command == n)
+                for name in self.PARTS[1:]
+            },
+        }
         own = resource.getrusage(resource.RUSAGE_SELF)
-        return process_cpu_seconds(self._server), own.ru_utime + own.ru_stime
+        return {**parts, "client": own.ru_utime + own.ru_stime}
 
     async def measure(self, phase: Any) -> dict[str, Any]:
         """Runs the phase (an awaitable giving its figures) and adds its CPU per operation."""
-        server_before, client_before = self.read()
+        before = self.read()
         result: dict[str, Any] = await phase
-        server_after, client_after = self.read()
+        after = self.read()
         count = max(1, result["count"])
-        result["server_cpu_ms"] = (server_after - server_before) * 1000 / count
-        result["client_cpu_ms"] = (client_after - client_before) * 1000 / count
+        spent = {part: (after[part] - before[part]) * 1000 / count for part in after}
+        result["server_cpu_ms"] = sum(spent[part] for part in self.PARTS)
+        result["server_parts_ms"] = {part: spent[part] for part in self.PARTS}
+        result["client_cpu_ms"] = spent["client"]
         return result
 
 
@@ -471,6 +480,14 @@ def main() -> None:
         f"{base['client_cpu_ms']:.1f} ms load generator; move {games['server_cpu_ms']:.1f} ms "
         f"+ {games['client_cpu_ms']:.1f} ms; server ratio "
         f"{base['server_cpu_ms'] / games['server_cpu_ms']:.2f}"
+    )
+    print(
+        "  server CPU by part:    "
+        + "; ".join(
+            f"{part} {base['server_parts_ms'][part]:.2f} / {games['server_parts_ms'][part]:.2f} ms"
+            for part in CpuMeter.PARTS
+        )
+        + "  (GET /me / move)"
     )
     for think, paced in result["paced"].items():
         print(

@@ -11,10 +11,11 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games import selectors, services
+from games import selectors, services, timekeeper
 from games.engine import Game as Engine
 from games.models import Game, GameEvent, GamePlayer, Player
 from tests.conftest import WorkerInfo
@@ -149,3 +150,10 @@ def test_it_skips_a_game_whose_row_is_locked_without_waiting() -> None:
     # The row is free: this call plays for the late seat, or the suite's timer did just now.
     services.expire_turns(game.pk)
     assert len(timeout_events(game.pk)) == 1
+
+
+def test_it_sleeps_until_the_nearest_deadline_and_looks_again_at_least_every_look() -> None:
+    game = game_of(humans("look"), move_seconds=3600)
+    assert timekeeper.seconds_to_next_look() == settings.MOVE_TIMER_LOOK_SECONDS
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() + timedelta(seconds=0.1))
+    assert 0 <= timekeeper.seconds_to_next_look() <= 0.1
