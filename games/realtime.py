@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections import defaultdict
@@ -94,6 +95,11 @@ def _parse(payload: bytes) -> list[Line]:
     return [(int(head), line)] if line and head.isdigit() else []
 
 
+def listener_name() -> str:
+    """This process's subscription as Redis lists it (``CLIENT LIST``)."""
+    return f"sergeant-pubsub-{os.getpid()}"
+
+
 def recheck_seconds() -> float:
     """The longest a waiter goes without looking at the database: wake-ups from other
     processes reach it only through Redis, which the embedded default does not have."""
@@ -133,8 +139,9 @@ class Hub:
         import redis
 
         while True:
+            client = redis.Redis.from_url(settings.REDIS_URL, client_name=listener_name())
+            pubsub = client.pubsub()
             try:
-                pubsub = redis.Redis.from_url(settings.REDIS_URL).pubsub()
                 pubsub.psubscribe(CHANNEL_PREFIX + "*")
                 for message in pubsub.listen():
                     if message["type"] == "psubscribe":
@@ -147,6 +154,8 @@ class Hub:
             except Exception:
                 self.subscribed.clear()
                 logger.exception("pub/sub listener failed; reconnecting")
+                with contextlib.suppress(Exception):  # its connection, not left for the GC
+                    pubsub.close()
                 # Anyone waiting may have missed a wake-up: let them look again.
                 with self._lock:
                     channels = list(self._waiters)

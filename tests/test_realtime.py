@@ -37,6 +37,34 @@ def test_it_wakes_a_waiter_on_a_message_published_by_another_client(
     assert elapsed < 3.0
 
 
+@pytest.mark.skipif(not settings.REDIS_URL, reason="pub/sub exists in service mode only")
+def test_it_has_waiters_look_and_subscribes_again_when_redis_drops_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(realtime, "SERVICE_MODE_RECHECK_SECONDS", 30.0)
+    channel = realtime.player_channel(987655)
+    publisher = redis.Redis.from_url(settings.REDIS_URL)
+
+    async def scenario() -> None:
+        with realtime.listening(channel) as waiter:
+            assert await realtime.wait_subscribed(10)
+            (listener,) = [
+                c for c in publisher.client_list() if c["name"] == realtime.listener_name()
+            ]
+            assert publisher.client_kill_filter(_id=listener["id"]) == 1
+            # A wake-up may have been lost meanwhile: every waiter is told to look.
+            assert await waiter.wait(5)
+            assert waiter.take() == ([], True)
+            assert await realtime.wait_subscribed(10)
+            publisher.publish(channel, b"7 line")
+            assert await waiter.wait(5)
+            assert waiter.take() == ([(7, b"line")], False)
+            named = [c for c in publisher.client_list() if c["name"] == realtime.listener_name()]
+            assert len(named) == 1
+
+    asyncio.run(scenario())
+
+
 def test_it_gives_up_waiting_after_the_timeout() -> None:
     async def scenario() -> tuple[bool, float]:
         with realtime.listening(realtime.player_channel(424242)) as waiter:
