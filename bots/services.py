@@ -96,7 +96,7 @@ def play_house_turn(game_id: int, seat: int, version: int, bot: str) -> int:
         try:
             moved = act_for_seat(game_id, seat, action, expected_version=version)
         except ApiError as error:
-            # A house bot's illegal action is a bug: log it loudly; the sweep plays for it.
+            # A house bot's illegal action is a bug: log it loudly; the move timer plays for it.
             log.error(
                 "house bot %s chose an illegal action %s in game %s: %s",
                 bot,

@@ -1,9 +1,11 @@
-"""``GET /healthz``: is the database reachable, the broker reachable, and a worker alive?
+"""``GET /healthz``: is the database reachable, the broker reachable, a worker alive, and the
+move timer looking?
 
 A worker proves it is alive by running :func:`record_heartbeat`, which beat schedules every
 ``HEARTBEAT_INTERVAL`` seconds (and which a worker also records once when it becomes ready),
 into the shared cache. A heartbeat older than ``HEARTBEAT_MAX_AGE`` means no worker is
-consuming the queue.
+consuming the queue. The move timer (games/timekeeper.py, in the beat process) records its
+looks the same way, as often: an older one means no timeouts are being played.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 HEARTBEAT_KEY = "health:worker-heartbeat"
+MOVE_TIMER_KEY = "health:move-timer-look"
 BROKER_TIMEOUT_SECONDS = 2.0
 
 
@@ -31,6 +34,10 @@ def store_heartbeat(hostname: str) -> dict[str, Any]:
     beat = {"at": time.time(), "hostname": hostname}
     cache.set(HEARTBEAT_KEY, beat, timeout=int(settings.HEARTBEAT_MAX_AGE * 10))
     return beat
+
+
+def store_move_timer_look() -> None:
+    cache.set(MOVE_TIMER_KEY, time.time(), timeout=int(settings.HEARTBEAT_MAX_AGE * 10))
 
 
 @shared_task(name="config.health.record_heartbeat", bind=True, ignore_result=True)
@@ -83,11 +90,29 @@ def check_worker() -> dict[str, Any]:
     return {"ok": True, **state}
 
 
+def check_move_timer() -> dict[str, Any]:
+    try:
+        looked_at = cache.get(MOVE_TIMER_KEY)
+    except Exception as exc:
+        return {"ok": False, "error": f"cache unreadable: {type(exc).__name__}: {exc}"}
+    if looked_at is None:
+        return {"ok": False, "error": "the move timer (in celery beat) has not looked yet"}
+    age = time.time() - float(looked_at)
+    state = {
+        "last_look": datetime.fromtimestamp(looked_at, UTC).isoformat(),
+        "age_seconds": round(age, 1),
+    }
+    if age > settings.HEARTBEAT_MAX_AGE:
+        return {"ok": False, "error": f"last look {age:.0f} s ago", **state}
+    return {"ok": True, **state}
+
+
 def health_report() -> tuple[bool, dict[str, Any]]:
     checks = {
         "database": check_database(),
         "broker": check_broker(),
         "worker": check_worker(),
+        "move_timer": check_move_timer(),
     }
     failing = [name for name, result in checks.items() if not result["ok"]]
     report = {"status": "fail" if failing else "ok", "failing": failing, "checks": checks}

@@ -11,7 +11,7 @@ import dataclasses
 import hashlib
 import json
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import timedelta
 from functools import partial
 from typing import Any
@@ -559,7 +559,7 @@ def _announce_turn(game: Game, engine: Engine) -> list[PlayerMessage]:
             payload = {k: v for k, v in line.items() if k != "type"}
             messages.append(PlayerMessage(player_id=player_id, type="your_turn", payload=payload))
         # robust: the move is committed; a receiver that cannot enqueue its work (broker
-        # down) is logged, and the move-time sweep still moves the game on.
+        # down) is logged, and the move timer still moves the game on at the deadline.
         transaction.on_commit(
             partial(
                 signals.turn_started.send_robust,
@@ -579,9 +579,9 @@ def expire_turns(game_id: int) -> bool:
     """Play the timeout fallback for every seat the game waits on past its deadline.
 
     The row lock serialises this with the players' actions: a seat that acted in time moved
-    the deadline on, and nothing happens. A game whose row is locked (a move, or another
-    sweep, is writing it) is skipped rather than waited for: if it is still overdue, the
-    next sweep finds it. Each late seat gets a public ``timeout`` event; its third timeout
+    the deadline on, and nothing happens. A game whose row is locked (a move is writing it)
+    is skipped rather than waited for: if it is still overdue, the move timer's next look
+    finds it. Each late seat gets a public ``timeout`` event; its third timeout
     hands the seat to ``house:heuristic`` for the rest of the game. Returns whether the
     game changed.
     """
@@ -618,19 +618,21 @@ def expire_turns(game_id: int) -> bool:
     return True
 
 
-def overdue_games(limit: int) -> list[int]:
+def overdue_games(limit: int, excluding: Collection[int] = ()) -> list[int]:
     """Games waiting on a seat past their deadline, the most overdue first."""
     return list(
         Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=timezone.now())
+        .exclude(pk__in=excluding)
         .order_by("deadline")
         .values_list("pk", flat=True)[:limit]
     )
 
 
-def seconds_to_next_deadline() -> float | None:
+def seconds_to_next_deadline(excluding: Collection[int] = ()) -> float | None:
     """How long until the nearest deadline of a game in play (None: no game waits)."""
     nearest = (
         Game.objects.filter(status=Game.Status.PLAYING, deadline__isnull=False)
+        .exclude(pk__in=excluding)
         .order_by("deadline")
         .values_list("deadline", flat=True)
         .first()

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
-from config.health import HEARTBEAT_KEY
+from config.health import HEARTBEAT_KEY, MOVE_TIMER_KEY
 from tests.support import ROOT, VENV_BIN, clean_env, start_process, stop_process_group, wait_until
 
 
@@ -95,7 +95,9 @@ class WorkerInfo:
         wait_until(ready, timeout=60, interval=0.1, what="the Celery worker to be ready")
 
     def start_beat(self) -> None:
-        self.beat = start_process(
+        """Start beat and wait for its move timer's first look (GET /healthz checks it)."""
+        cache.delete(MOVE_TIMER_KEY)
+        beat = self.beat = start_process(
             [
                 str(VENV_BIN / "celery"),
                 "-A",
@@ -108,6 +110,13 @@ class WorkerInfo:
             self.beat_log_path,
             cwd=ROOT,
         )
+
+        def looked() -> bool:
+            if beat.poll() is not None:
+                raise RuntimeError(f"beat exited:\n{self.beat_log_path.read_text()}")
+            return cache.get(MOVE_TIMER_KEY) is not None
+
+        wait_until(looked, timeout=60, interval=0.1, what="the move timer's first look")
 
     def kill_beat(self) -> None:
         """SIGKILL beat, and with it the move timer (games/timekeeper.py)."""

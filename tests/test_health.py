@@ -1,4 +1,5 @@
-"""GET /healthz: 200 when database, broker and worker heartbeat are fine; 503 naming failures."""
+"""GET /healthz: 200 when database, broker, worker heartbeat and move timer are fine; 503 naming
+failures."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from config.health import HEARTBEAT_KEY, store_heartbeat
+from config.health import HEARTBEAT_KEY, MOVE_TIMER_KEY, store_heartbeat, store_move_timer_look
 from tests.conftest import WorkerInfo
 from tests.support import (
     VENV_BIN,
@@ -28,13 +29,16 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def saved_heartbeat() -> Iterator[None]:
-    """Let a test overwrite the heartbeat; put the worker's back afterwards."""
-    saved = cache.get(HEARTBEAT_KEY)
+    """Let a test overwrite the heartbeat and the move timer's look (which starts fresh);
+    put the worker's and the timer's back afterwards."""
+    saved = {key: cache.get(key) for key in (HEARTBEAT_KEY, MOVE_TIMER_KEY)}
+    store_move_timer_look()
     yield
-    if saved:
-        cache.set(HEARTBEAT_KEY, saved)
-    else:
-        cache.delete(HEARTBEAT_KEY)
+    for key, value in saved.items():
+        if value:
+            cache.set(key, value)
+        else:
+            cache.delete(key)
 
 
 def test_it_answers_200_when_everything_is_fine(client: Client, celery_worker: WorkerInfo) -> None:
@@ -47,6 +51,7 @@ def test_it_answers_200_when_everything_is_fine(client: Client, celery_worker: W
     assert body["checks"]["database"]["ok"] is True
     assert body["checks"]["broker"]["ok"] is True
     assert body["checks"]["worker"]["hostname"] == celery_worker.hostname
+    assert body["checks"]["move_timer"]["ok"] is True
 
 
 def test_it_records_a_heartbeat_from_the_beat_task_on_the_worker(
@@ -90,6 +95,20 @@ def test_it_answers_503_when_the_heartbeat_is_stale(
     assert response.json()["checks"]["worker"]["hostname"] == "old-worker@localhost"
 
 
+def test_it_answers_503_when_the_move_timer_has_not_looked_for_too_long(
+    client: Client, saved_heartbeat: None, settings: Any
+) -> None:
+    store_heartbeat("worker@localhost")
+    cache.set(MOVE_TIMER_KEY, time.time() - settings.HEARTBEAT_MAX_AGE - 30)
+
+    response = client.get("/healthz")
+
+    assert response.status_code == 503
+    body = response.json()
+    assert body["failing"] == ["move_timer"]
+    assert body["checks"]["move_timer"]["error"].startswith("last look")
+
+
 def test_it_answers_503_naming_database_broker_and_worker_when_services_are_down(
     tmp_path: Path,
 ) -> None:
@@ -118,6 +137,6 @@ def test_it_answers_503_naming_database_broker_and_worker_when_services_are_down
 
     assert response.status_code == 503
     body = response.json()
-    assert body["failing"] == ["database", "broker", "worker"]
+    assert body["failing"] == ["database", "broker", "worker", "move_timer"]
     assert body["checks"]["database"]["error"].startswith("OperationalError")
     assert body["checks"]["worker"]["error"].startswith("cache unreadable")

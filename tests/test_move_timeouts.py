@@ -147,13 +147,69 @@ def test_it_skips_a_game_whose_row_is_locked_without_waiting() -> None:
 
     assert skipped is False
     assert timeout_events(game.pk) == []
-    # The row is free: this call plays for the late seat, or the suite's timer did just now.
+    # The row is free: this call plays for the late seat, or the suite's timer does (and
+    # this call then skips the row it holds): either way, exactly once.
     services.expire_turns(game.pk)
+    wait_until(lambda: len(timeout_events(game.pk)) == 1, timeout=10, what="the timeout")
+    time.sleep(0.5)
     assert len(timeout_events(game.pk)) == 1
 
 
+# The tests below run in one transaction that the suite's move timer (in beat) cannot see.
+
+
+@pytest.mark.django_db
+def test_it_lets_a_move_after_the_deadline_win_if_it_comes_before_the_timer() -> None:
+    players = humans("race")
+    game = game_of(players, move_seconds=60)
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    (seat,) = game.to_act
+    view = selectors.game_view_for(game.pk, players[seat])
+    status, _ = services.submit_action(
+        players[seat], game.pk, choose_action(view, random.Random(3)), game.version
+    )
+    assert status == 200
+
+    assert services.expire_turns(game.pk) is False  # the move set a new deadline
+    assert timeout_events(game.pk) == []
+    assert Game.objects.get(pk=game.pk).version == game.version + 1
+
+
+@pytest.mark.django_db
 def test_it_sleeps_until_the_nearest_deadline_and_looks_again_at_least_every_look() -> None:
+    timer = timekeeper.MoveTimer()
     game = game_of(humans("look"), move_seconds=3600)
-    assert timekeeper.seconds_to_next_look() == settings.MOVE_TIMER_LOOK_SECONDS
+    assert timer.seconds_to_next_look() == settings.MOVE_TIMER_LOOK_SECONDS
     Game.objects.filter(pk=game.pk).update(deadline=timezone.now() + timedelta(seconds=0.1))
-    assert 0 <= timekeeper.seconds_to_next_look() <= 0.1
+    assert timekeeper.MIN_WAIT_SECONDS <= timer.seconds_to_next_look() <= 0.1
+    # Still overdue after a look (its row was locked): looked at again soon, not at once.
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    assert timer.seconds_to_next_look() == timekeeper.MIN_WAIT_SECONDS
+
+
+@pytest.mark.django_db
+def test_it_leaves_a_game_whose_timeout_fails_alone_for_a_while(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    broken = game_of(humans("broken"), move_seconds=60)
+    sound = game_of(humans("sound"), move_seconds=60)
+    overdue = timezone.now() - timedelta(seconds=1)
+    Game.objects.filter(pk__in=[broken.pk, sound.pk]).update(deadline=overdue)
+    expire_turns = services.expire_turns
+    tried: list[int] = []
+
+    def expire_or_fail(game_id: int) -> bool:
+        tried.append(game_id)
+        if game_id == broken.pk:
+            raise RuntimeError("a broken game")
+        return expire_turns(game_id)
+
+    monkeypatch.setattr(services, "expire_turns", expire_or_fail)
+    timer = timekeeper.MoveTimer()
+
+    assert timer.play_overdue_turns() == 1
+    assert timer.play_overdue_turns() == 0
+    assert sorted(tried) == sorted([broken.pk, sound.pk])  # the broken one was tried once
+    assert len(timeout_events(sound.pk)) == 1
+    # Not counted as the nearest deadline either: no busy loop on it.
+    assert timer.seconds_to_next_look() == settings.MOVE_TIMER_LOOK_SECONDS
