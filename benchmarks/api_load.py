@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/api_load.py [--clients 66] [--seconds 20] [--workers 2]
                                             [--poll-games] [--think-ms 1000,500]
+                                            [--move-seconds 60]
 
 It creates a fresh PostgreSQL database (``sergeant_bench``) and uses Redis db 12, starts
 uvicorn (ASGI) on loopback, then measures in one run:
@@ -167,15 +168,17 @@ async def baseline(base_url: str, tokens: list[str], seconds: float) -> dict[str
     return figures(latencies, server, time.monotonic() - started)
 
 
-#: The tables' move time; API.md's default unless ``--move-seconds`` says otherwise.
+#: The tables' move time unless ``--move-seconds`` says otherwise: API.md's default.
 MOVE_SECONDS = 60
 
 
-async def new_game(http: httpx.AsyncClient, tokens: list[str], rules: Any) -> int:
+async def new_game(
+    http: httpx.AsyncClient, tokens: list[str], rules: Any, move_seconds: int
+) -> int:
     creator = {"Authorization": f"Token {tokens[0]}"}
     table = (
         await http.post(
-            "/api/v1/tables", json={"rules": rules, "move_seconds": MOVE_SECONDS}, headers=creator
+            "/api/v1/tables", json={"rules": rules, "move_seconds": move_seconds}, headers=creator
         )
     ).json()
     for token in tokens[1:]:
@@ -194,6 +197,7 @@ async def play_games(
     tokens: list[str],
     seconds: float,
     poll: bool,
+    move_seconds: int,
     think: float = 0.0,
 ) -> dict[str, Any]:
     latencies: list[float] = []
@@ -247,7 +251,7 @@ async def play_games(
     async def table_runner(group: list[str], opens_after: float) -> None:
         await asyncio.sleep(opens_after)
         while time.monotonic() < stop:
-            game = await new_game(http, group, {"preset": "classic", "max_hands": 3})
+            game = await new_game(http, group, {"preset": "classic", "max_hands": 3}, move_seconds)
             deadline = time.monotonic() + 600
             if not poll:
                 wait = max(0.0, min(stop, deadline) - time.monotonic())
@@ -316,17 +320,19 @@ class _Player:
         return latency
 
 
-async def long_game(http: httpx.AsyncClient, tokens: list[str], moves: int) -> dict[str, Any]:
+async def long_game(
+    http: httpx.AsyncClient, tokens: list[str], moves: int, move_seconds: int
+) -> dict[str, Any]:
     """Moves 0-20 of a new game and moves ``moves - 21`` .. ``moves - 1`` of a long one,
     measured alternately (one move of each in turn), so both samples see the same load:
     on a shared machine, measuring the two ends of one game 20 s apart compared the load
     of two moments more than the two moves."""
     rules = {"preset": "all-sixteen", "max_hands": 200}
-    late = _Player(http, await new_game(http, tokens[:3], rules), tokens[:3], 3)
+    late = _Player(http, await new_game(http, tokens[:3], rules, move_seconds), tokens[:3], 3)
     await late.start()
     while late.moves < moves - 21:
         await late.move()
-    early = _Player(http, await new_game(http, tokens[3:], rules), tokens[3:], 4)
+    early = _Player(http, await new_game(http, tokens[3:], rules, move_seconds), tokens[3:], 4)
     await early.start()
     early_ms: list[float] = []
     late_ms: list[float] = []
@@ -386,15 +392,23 @@ async def run(args: argparse.Namespace, base_url: str, server_pid: int) -> dict[
         progress("baseline")
         base = await cpu.measure(baseline(base_url, tokens, args.seconds))
         progress("games")
-        games = await cpu.measure(play_games(http, base_url, tokens, args.seconds, args.poll_games))
+        games = await cpu.measure(
+            play_games(http, base_url, tokens, args.seconds, args.poll_games, args.move_seconds)
+        )
         progress("paced and long games")
         paced = {
             think: await play_games(
-                http, base_url, tokens, args.seconds, args.poll_games, think / 1000
+                http,
+                base_url,
+                tokens,
+                args.seconds,
+                args.poll_games,
+                args.move_seconds,
+                think / 1000,
             )
             for think in args.think_ms
         }
-        long = await long_game(http, long_tokens, 1010)
+        long = await long_game(http, long_tokens, 1010, args.move_seconds)
     return {"baseline": base, "games": games, "paced": paced, "long": long}
 
 
@@ -411,7 +425,6 @@ def server_line(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    global MOVE_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=66)
     parser.add_argument("--seconds", type=float, default=20.0)
@@ -429,7 +442,6 @@ def main() -> None:
         "--move-seconds", type=int, default=MOVE_SECONDS, help="the tables' move time"
     )
     args = parser.parse_args()
-    MOVE_SECONDS = args.move_seconds
 
     port = free_port()
     env = {

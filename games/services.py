@@ -581,9 +581,8 @@ def expire_turns(game_id: int) -> bool:
     The row lock serialises this with the players' actions: a seat that acted in time moved
     the deadline on, and nothing happens. A game whose row is locked (a move is writing it)
     is skipped rather than waited for: if it is still overdue, the move timer's next look
-    finds it. Each late seat gets a public ``timeout`` event; its third timeout
-    hands the seat to ``house:heuristic`` for the rest of the game. Returns whether the
-    game changed.
+    finds it. Each late seat gets a public ``timeout`` event; its third timeout hands the
+    seat to ``house:heuristic`` for the rest of the game. Returns whether the game changed.
     """
     with transaction.atomic():
         game = Game.objects.select_for_update(skip_locked=True).filter(pk=game_id).first()
