@@ -20,6 +20,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from config.api_errors import ApiError
@@ -617,25 +618,25 @@ def expire_turns(game_id: int) -> bool:
     return True
 
 
-def overdue_games(limit: int, excluding: Collection[int] = ()) -> list[int]:
-    """Games waiting on a seat past their deadline, the most overdue first."""
-    return list(
-        Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=timezone.now())
+def _by_deadline(excluding: Collection[int]) -> QuerySet[Game]:
+    """Games in play with a deadline, but ``excluding``, nearest deadline first (the
+    ``(status, deadline)`` index)."""
+    return (
+        Game.objects.filter(status=Game.Status.PLAYING, deadline__isnull=False)
         .exclude(pk__in=excluding)
         .order_by("deadline")
-        .values_list("pk", flat=True)[:limit]
     )
+
+
+def overdue_games(limit: int, excluding: Collection[int] = ()) -> list[int]:
+    """Games waiting on a seat past their deadline, the most overdue first."""
+    overdue = _by_deadline(excluding).filter(deadline__lte=timezone.now())
+    return list(overdue.values_list("pk", flat=True)[:limit])
 
 
 def seconds_to_next_deadline(excluding: Collection[int] = ()) -> float | None:
     """How long until the nearest deadline of a game in play (None: no game waits)."""
-    nearest = (
-        Game.objects.filter(status=Game.Status.PLAYING, deadline__isnull=False)
-        .exclude(pk__in=excluding)
-        .order_by("deadline")
-        .values_list("deadline", flat=True)
-        .first()
-    )
+    nearest = _by_deadline(excluding).values_list("deadline", flat=True).first()
     return None if nearest is None else (nearest - timezone.now()).total_seconds()
 
 

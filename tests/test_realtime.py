@@ -13,14 +13,25 @@ from django.conf import settings
 from games import realtime
 
 
-@pytest.mark.skipif(not settings.REDIS_URL, reason="pub/sub exists in service mode only")
-def test_it_wakes_a_waiter_on_a_message_published_by_another_client(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Only the subscription can wake the waiter in time: the safety re-check is far away.
+@pytest.fixture
+def publisher(monkeypatch: pytest.MonkeyPatch) -> redis.Redis:
+    """Another Redis client (service mode only); waiters' safety re-check is moved far away,
+    so that only the subscription can wake them in time."""
+    if not settings.REDIS_URL:
+        pytest.skip("pub/sub exists in service mode only")
     monkeypatch.setattr(realtime, "SERVICE_MODE_RECHECK_SECONDS", 30.0)
+    return redis.Redis.from_url(settings.REDIS_URL)
+
+
+def listener_connections(publisher: redis.Redis) -> list[dict[str, str]]:
+    """This process's pub/sub connections, as Redis lists them."""
+    return [c for c in publisher.client_list() if c["name"] == realtime.listener_name()]
+
+
+def test_it_wakes_a_waiter_on_a_message_published_by_another_client(
+    publisher: redis.Redis,
+) -> None:
     channel = realtime.game_channel(987654)
-    publisher = redis.Redis.from_url(settings.REDIS_URL)
 
     async def scenario() -> tuple[bool, float]:
         with realtime.listening(channel) as waiter:
@@ -37,20 +48,15 @@ def test_it_wakes_a_waiter_on_a_message_published_by_another_client(
     assert elapsed < 3.0
 
 
-@pytest.mark.skipif(not settings.REDIS_URL, reason="pub/sub exists in service mode only")
 def test_it_has_waiters_look_and_subscribes_again_when_redis_drops_it(
-    monkeypatch: pytest.MonkeyPatch,
+    publisher: redis.Redis,
 ) -> None:
-    monkeypatch.setattr(realtime, "SERVICE_MODE_RECHECK_SECONDS", 30.0)
     channel = realtime.player_channel(987655)
-    publisher = redis.Redis.from_url(settings.REDIS_URL)
 
     async def scenario() -> None:
         with realtime.listening(channel) as waiter:
             assert await realtime.wait_subscribed(10)
-            (listener,) = [
-                c for c in publisher.client_list() if c["name"] == realtime.listener_name()
-            ]
+            (listener,) = listener_connections(publisher)
             assert publisher.client_kill_filter(_id=listener["id"]) == 1
             # A wake-up may have been lost meanwhile: every waiter is told to look.
             assert await waiter.wait(5)
@@ -59,8 +65,7 @@ def test_it_has_waiters_look_and_subscribes_again_when_redis_drops_it(
             publisher.publish(channel, b"7 line")
             assert await waiter.wait(5)
             assert waiter.take() == ([(7, b"line")], False)
-            named = [c for c in publisher.client_list() if c["name"] == realtime.listener_name()]
-            assert len(named) == 1
+            assert len(listener_connections(publisher)) == 1
 
     asyncio.run(scenario())
 
