@@ -7,8 +7,12 @@ query) was a tenth of the server's CPU per move. A waiter still looks whenever a
 comes without lines, when its wait times out, and at least every :func:`recheck_seconds`,
 so a lost or partial wake-up costs a delay, never a line.
 
-* Service mode: the change is published on Redis pub/sub; each web process keeps one
-  subscription and wakes the waiters of a channel.
+* Service mode: a change is published as one message on one Redis channel
+  (:data:`REDIS_CHANNEL`, see :func:`wire_message`); each web process keeps one
+  subscription and wakes the waiters of the channels the message names. Every process
+  receives every change either way; one message per change (rather than one per waiter
+  channel) halves the messages a move costs each process, and a process skips its own,
+  whose waiters it has already woken.
 * Embedded default: web server and worker are separate processes with no server between
   them, so waiters look again every ``EMBEDDED_POLL_SECONDS`` (and are woken at once by
   changes made in their own process).
@@ -22,6 +26,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +40,8 @@ from games import background
 logger = logging.getLogger(__name__)
 
 CHANNEL_PREFIX = "sergeant:"
+#: The one Redis channel every change is published on.
+REDIS_CHANNEL = CHANNEL_PREFIX + "changes"
 EMBEDDED_POLL_SECONDS = 0.2
 SERVICE_MODE_RECHECK_SECONDS = 5.0
 #: A waiter keeps at most this many carried lines between two reads (each is a seat's view).
@@ -43,8 +50,6 @@ MAX_CARRIED_LINES = 64
 
 #: A stream message as a wake-up carries it: (its id, its NDJSON line).
 Line = tuple[int, bytes]
-#: A Redis payload that only wakes (lines are sent as ``b"<id> <line>"``).
-PLAIN_WAKE = b"1"
 
 
 def game_channel(game_id: int) -> str:
@@ -77,22 +82,58 @@ def publish_soon(
 def _publish_to_redis(channels: list[str], lines: dict[str, Sequence[Line]]) -> None:
     if settings.REDIS_URL:
         try:
-            pipe = shared_redis().pipeline(transaction=False)
-            for channel in channels:
-                carried = lines.get(channel)
-                if not carried:
-                    pipe.publish(channel, PLAIN_WAKE)
-                for message_id, line in carried or ():
-                    pipe.publish(channel, b"%d %s" % (message_id, line))
-            pipe.execute()
+            shared_redis().publish(REDIS_CHANNEL, wire_message(channels, lines, process_tag()))
         except Exception:  # waiters fall back to their timeout; the change is committed
             logger.exception("could not publish wake-ups on %s", channels)
 
 
-def _parse(payload: bytes) -> list[Line]:
-    """The line a Redis payload carries; none (a look) for a plain wake-up or anything else."""
-    head, _, line = payload.partition(b" ")
-    return [(int(head), line)] if line and head.isdigit() else []
+def wire_message(
+    channels: Iterable[str], lines: Mapping[str, Sequence[Line]], origin: str
+) -> bytes:
+    """A change as published on :data:`REDIS_CHANNEL`: newline-separated records, first the
+    publishing process's tag, then ``<channel>`` for a plain wake-up or ``<channel> <id>
+    <line>`` for each carried line. An NDJSON line holds no newline before its end; a line
+    that did would not survive the framing, so its channel gets a plain wake-up instead."""
+    records = [origin.encode()]
+    for channel in dict.fromkeys(channels):
+        carried = [(mid, line.rstrip(b"\n")) for mid, line in lines.get(channel) or ()]
+        name = channel.encode()
+        if carried and not any(b"\n" in line for _, line in carried):
+            records.extend(b"%s %d %s" % (name, mid, line) for mid, line in carried)
+        else:
+            records.append(name)
+    return b"\n".join(records)
+
+
+def read_wire_message(payload: bytes) -> tuple[str, dict[str, list[Line]]]:
+    """(origin, {channel: the lines it carries, none for a plain wake-up}) of a
+    :func:`wire_message`; a record it cannot read makes its channel a plain wake-up."""
+    origin, *records = payload.split(b"\n")
+    woken: dict[str, list[Line]] = {}
+    plain: set[str] = set()
+    for record in records:
+        name, _, rest = record.partition(b" ")
+        channel = name.decode()
+        head, _, line = rest.partition(b" ")
+        if line and head.isdigit():
+            woken.setdefault(channel, []).append((int(head), line + b"\n"))
+        else:
+            woken[channel] = []
+            plain.add(channel)
+    for channel in plain:
+        woken[channel] = []
+    return origin.decode(), woken
+
+
+_tag = ("", 0)
+
+
+def process_tag() -> str:
+    """This process's tag in the messages it publishes (a forked child gets its own)."""
+    global _tag
+    if _tag[1] != os.getpid():
+        _tag = (f"{os.getpid()}-{uuid.uuid4().hex[:12]}", os.getpid())
+    return _tag[0]
 
 
 def listener_name() -> str:
@@ -142,15 +183,15 @@ class Hub:
             client = redis.Redis.from_url(settings.REDIS_URL, client_name=listener_name())
             pubsub = client.pubsub()
             try:
-                pubsub.psubscribe(CHANNEL_PREFIX + "*")
+                pubsub.subscribe(REDIS_CHANNEL)
                 for message in pubsub.listen():
-                    if message["type"] == "psubscribe":
+                    if message["type"] == "subscribe":
                         self.subscribed.set()
-                    if message["type"] != "pmessage":
+                    if message["type"] != "message":
                         continue
-                    channel = message["channel"]
-                    channel = channel.decode() if isinstance(channel, bytes) else channel
-                    self._wake([channel], {channel: _parse(message["data"])})
+                    origin, woken = read_wire_message(message["data"])
+                    if origin != process_tag():  # our own waiters were woken at publish
+                        self._wake(woken, woken)
             except Exception:
                 self.subscribed.clear()
                 logger.exception("pub/sub listener failed; reconnecting")

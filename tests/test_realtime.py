@@ -23,6 +23,14 @@ def publisher(monkeypatch: pytest.MonkeyPatch) -> redis.Redis:
     return redis.Redis.from_url(settings.REDIS_URL)
 
 
+def publish_elsewhere(
+    publisher: redis.Redis, channel: str, lines: list[realtime.Line] | None = None
+) -> None:
+    """Publish a change as another process does."""
+    message = realtime.wire_message([channel], {channel: lines or []}, "another-process")
+    publisher.publish(realtime.REDIS_CHANNEL, message)
+
+
 def listener_connections(publisher: redis.Redis) -> list[dict[str, str]]:
     """This process's pub/sub connections, as Redis lists them."""
     return [c for c in publisher.client_list() if c["name"] == realtime.listener_name()]
@@ -38,7 +46,7 @@ def test_it_wakes_a_waiter_on_a_message_published_by_another_client(
             assert await realtime.wait_subscribed(10)
             started = time.monotonic()
             loop = asyncio.get_running_loop()
-            loop.call_later(0.2, publisher.publish, channel, b"1")
+            loop.call_later(0.2, publish_elsewhere, publisher, channel)
             woken = await waiter.wait(10)
             return woken, time.monotonic() - started
 
@@ -62,9 +70,9 @@ def test_it_has_waiters_look_and_subscribes_again_when_redis_drops_it(
             assert await waiter.wait(5)
             assert waiter.take() == ([], True)
             assert await realtime.wait_subscribed(10)
-            publisher.publish(channel, b"7 line")
+            publish_elsewhere(publisher, channel, [(7, b"line\n")])
             assert await waiter.wait(5)
-            assert waiter.take() == ([(7, b"line")], False)
+            assert waiter.take() == ([(7, b"line\n")], False)
             assert len(listener_connections(publisher)) == 1
 
     asyncio.run(scenario())
@@ -102,3 +110,44 @@ def test_it_lets_each_request_loop_close_after_a_waiting_endpoint() -> None:
 
     assert not worker.is_alive(), "a request hung"
     assert codes == [404, 404]
+
+
+def test_it_reads_back_the_changes_it_publishes() -> None:
+    turn, start = (7, b'{"type":"your_turn","game":7}\n'), (8, b'{"type":"game_start"}\n')
+    lines = {"sergeant:player:1": [turn, start], "sergeant:player:2": []}
+    channels = ["sergeant:game:7", "sergeant:player:1", "sergeant:player:2", "sergeant:game:7"]
+
+    message = realtime.wire_message(channels, lines, "web-1")
+
+    assert realtime.read_wire_message(message) == (
+        "web-1",
+        {"sergeant:game:7": [], "sergeant:player:1": [turn, start], "sergeant:player:2": []},
+    )
+
+
+def test_it_turns_a_line_the_framing_cannot_carry_into_a_plain_wake_up() -> None:
+    lines = {"sergeant:player:1": [(7, b'{"a":\n1}\n')], "sergeant:player:2": [(8, b"{}\n")]}
+
+    message = realtime.wire_message(lines, lines, "web-1")
+
+    woken = realtime.read_wire_message(message)[1]
+    assert woken == {"sergeant:player:1": [], "sergeant:player:2": [(8, b"{}\n")]}
+    assert realtime.read_wire_message(b"web-1\nsergeant:player:3 7")[1] == {"sergeant:player:3": []}
+
+
+def test_it_skips_its_own_changes_coming_back_from_redis(publisher: redis.Redis) -> None:
+    """A process woke its own waiters when it published; its message, echoed back by Redis,
+    must not wake them again. Another process's message does."""
+    channel = realtime.player_channel(987656)
+
+    async def scenario() -> tuple[bool, bool]:
+        with realtime.listening(channel) as waiter:
+            assert await realtime.wait_subscribed(10)
+            own = realtime.wire_message([channel], {}, realtime.process_tag())
+            publisher.publish(realtime.REDIS_CHANNEL, own)
+            woken_by_own = await waiter.wait(1.0)
+            publish_elsewhere(publisher, channel)
+            woken_by_other = await waiter.wait(5)
+            return woken_by_own, woken_by_other
+
+    assert asyncio.run(scenario()) == (False, True)

@@ -51,7 +51,7 @@ def test_it_hands_a_waiter_the_lines_its_wake_up_carries() -> None:
 
     lines, must_look = wake_ups(channel, lambda: realtime.publish([channel], carried))
 
-    assert set(lines) == {(7, LINE)}  # (in service mode, once locally and once over Redis)
+    assert lines == [(7, LINE)]  # once: a process skips its own change coming back from Redis
     assert not must_look
 
 
@@ -69,8 +69,11 @@ def test_it_reads_lines_and_plain_wake_ups_published_by_another_process() -> Non
     channel = realtime.player_channel(515153)
     other = redis.Redis.from_url(settings.REDIS_URL)
 
-    carried = wake_ups(channel, lambda: other.publish(channel, b"7 " + LINE))
-    plain = wake_ups(channel, lambda: other.publish(channel, realtime.PLAIN_WAKE))
+    def publish(lines: dict[str, list[realtime.Line]]) -> None:
+        other.publish(realtime.REDIS_CHANNEL, realtime.wire_message([channel], lines, "elsewhere"))
+
+    carried = wake_ups(channel, lambda: publish({channel: [(7, LINE)]}))
+    plain = wake_ups(channel, lambda: publish({}))
 
     assert carried == ([(7, LINE)], False)
     assert plain == ([], True)
@@ -118,21 +121,21 @@ def test_it_publishes_a_moves_turn_line_with_its_message(api_server: LiveServer)
     mover, view = seat_to_act(players, game)
     ids = {Player.objects.get(username=p.username).pk: seat for seat, p in enumerate(players)}
     pubsub = redis.Redis.from_url(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)
-    pubsub.subscribe(*[realtime.player_channel(pk) for pk in ids])
+    pubsub.subscribe(realtime.REDIS_CHANNEL)
     time.sleep(0.2)
 
     after = mover.ok("POST", f"/games/{game}/actions", json=choose_action(view, random.Random(3)))
 
-    message = None  # the first wake-up that carries a line (a late plain one is skipped)
+    carried: dict[str, list[realtime.Line]] = {}  # the first wake-up that carries a line
     deadline = time.monotonic() + 10
-    while message is None and time.monotonic() < deadline:
+    while not any(carried.values()) and time.monotonic() < deadline:
         message = pubsub.get_message(timeout=1.0)
-        if message is not None and message["data"] == realtime.PLAIN_WAKE:
-            message = None
-    assert message is not None
-    head, _, line = message["data"].partition(b" ")
-    stored = PlayerMessage.objects.get(pk=int(head))
-    assert message["channel"].decode() == realtime.player_channel(stored.player_id)
+        if message is not None:
+            _, carried = realtime.read_wire_message(message["data"])
+    assert carried.pop(realtime.game_channel(game)) == []  # its long polls: a plain wake-up
+    ((channel, [(message_id, line)]),) = carried.items()
+    stored = PlayerMessage.objects.get(pk=message_id)
+    assert channel == realtime.player_channel(stored.player_id)
     assert stored.type == "your_turn" and after["to_act"] == [ids[stored.player_id]]
     sent = json.loads(line)
     assert sent == {"type": "your_turn", **stored.payload}
