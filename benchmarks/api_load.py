@@ -1,6 +1,7 @@
 """Load benchmark of the games API on PostgreSQL: moves/s and latency against a baseline.
 
-    .venv/bin/python benchmarks/api_load.py [--clients 66] [--seconds 20] [--workers 2]
+    .venv/bin/python benchmarks/api_load.py [--clients 66] [--seconds 20] [--rounds 3]
+                                            [--workers 2]
                                             [--poll-games] [--think-ms 1000,500]
                                             [--move-seconds 60]
 
@@ -20,6 +21,10 @@ uvicorn (ASGI) on loopback, then measures in one run:
    tables do, rather than all in one instant. Their p99 is also given for the moves sent
    from 2 x T + 3 s after the first one, when every table is open and dealt (the steady
    state);
+   The baseline and the games alternate for ``--rounds`` rounds (the paced runs come
+   after): the machine's speed drifts with its other tenants, and one baseline then one
+   games phase had given ratios from 0.45 to 0.51 in back-to-back runs. Each round's ratio
+   is printed, and the figures of all rounds pooled;
 3. a long game (``all-sixteen``, no other load): the latency of moves 10 and 1000 (medians
    of the 21 moves around each), the early moves made in a second game, alternately with
    the late ones, so that both see the same load.
@@ -131,7 +136,26 @@ def figures(latencies: list[float], server: list[float], elapsed: float) -> dict
         "server_p50_ms": percentile(server, 0.5) * 1000,
         "server_p99_ms": percentile(server, 0.99) * 1000,
         "count": len(latencies),
+        "elapsed": elapsed,
+        "samples": (latencies, server),
     }
+
+
+def pooled(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of several measured rounds of one phase, as if they were one run."""
+    latencies = [x for r in rounds for x in r["samples"][0]]
+    server = [x for r in rounds for x in r["samples"][1]]
+    result = figures(latencies, server, sum(r["elapsed"] for r in rounds))
+    count = max(1, result["count"])
+    parts = {
+        part: sum(r["server_parts_ms"][part] * r["count"] for r in rounds) / count
+        for part in CpuMeter.PARTS
+    }
+    result["server_parts_ms"] = parts
+    result["server_cpu_ms"] = sum(parts.values())
+    result["client_cpu_ms"] = sum(r["client_cpu_ms"] * r["count"] for r in rounds) / count
+    result["rejected"] = sum(r.get("rejected", 0) for r in rounds)
+    return result
 
 
 #: Idle connections are dropped by the client well before uvicorn's keep-alive timeout (5 s):
@@ -389,12 +413,20 @@ async def run(args: argparse.Namespace, base_url: str, server_pid: int) -> dict[
         long_tokens = [await register(http, f"long{i}") for i in range(6)]
         # Unmeasured warm-up: the database pools fill, lazy imports and caches settle.
         await baseline(base_url, tokens, min(5.0, args.seconds))
-        progress("baseline")
-        base = await cpu.measure(baseline(base_url, tokens, args.seconds))
-        progress("games")
-        games = await cpu.measure(
-            play_games(http, base_url, tokens, args.seconds, args.poll_games, args.move_seconds)
-        )
+        # The machine's speed drifts (other tenants): baseline and games alternate, so that
+        # each round's ratio compares two phases measured next to each other.
+        base_rounds, games_rounds = [], []
+        for number in range(1, args.rounds + 1):
+            progress(f"baseline, round {number}")
+            base_rounds.append(await cpu.measure(baseline(base_url, tokens, args.seconds)))
+            progress(f"games, round {number}")
+            games_rounds.append(
+                await cpu.measure(
+                    play_games(
+                        http, base_url, tokens, args.seconds, args.poll_games, args.move_seconds
+                    )
+                )
+            )
         progress("paced and long games")
         paced = {
             think: await play_games(
@@ -409,7 +441,16 @@ async def run(args: argparse.Namespace, base_url: str, server_pid: int) -> dict[
             for think in args.think_ms
         }
         long = await long_game(http, long_tokens, 1010, args.move_seconds)
-    return {"baseline": base, "games": games, "paced": paced, "long": long}
+    return {
+        "baseline": pooled(base_rounds),
+        "games": pooled(games_rounds),
+        "round_ratios": [
+            games["per_second"] / base["per_second"]
+            for base, games in zip(base_rounds, games_rounds, strict=True)
+        ],
+        "paced": paced,
+        "long": long,
+    }
 
 
 def progress(phase: str) -> None:
@@ -427,7 +468,10 @@ def server_line(result: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=66)
-    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--seconds", type=float, default=20.0, help="per phase and round")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="baseline and games phases, alternately"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
         "--poll-games", action="store_true", help="tables poll GET /games/{id} for the end"
@@ -484,8 +528,10 @@ def main() -> None:
         f"({games['count']} moves, {games['rejected']} rejected)"
     )
     print(server_line(games))
+    rounds = ", ".join(f"{ratio:.2f}" for ratio in result["round_ratios"])
     print(
-        f"moves/s vs baseline:     {games['per_second'] / base['per_second']:8.2f}  (target ≥ 0.50)"
+        f"moves/s vs baseline:     {games['per_second'] / base['per_second']:8.2f}  "
+        f"(target ≥ 0.50; rounds {rounds})"
     )
     print(
         f"CPU per operation:       GET /me {base['server_cpu_ms']:.1f} ms server + "
