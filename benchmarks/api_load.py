@@ -21,13 +21,16 @@ uvicorn (ASGI) on loopback, then measures in one run:
    tables do, rather than all in one instant. Their p99 is also given for the moves sent
    from 2 x T + 3 s after the first one, when every table is open and dealt (the steady
    state);
-   The baseline and the games alternate for ``--rounds`` rounds (the paced runs come
-   after): the machine's speed drifts with its other tenants, and one baseline then one
-   games phase had given ratios from 0.45 to 0.51 in back-to-back runs. Each round's ratio
-   is printed, and the figures of all rounds pooled;
 3. a long game (``all-sixteen``, no other load): the latency of moves 10 and 1000 (medians
    of the 21 moves around each), the early moves made in a second game, alternately with
    the late ones, so that both see the same load.
+
+After an unmeasured warm-up of both, the baseline and the games alternate for ``--rounds``
+rounds, and their figures are pooled (each round's rates are printed too); the paced runs
+and the long game come after. One baseline then one games phase, as before, gave ratios
+from 0.45 to 0.51 in back-to-back runs: the machine's speed drifts with its other tenants,
+and the games were measured cold (a baseline right after games is also slower than one on
+a server that has played none).
 
 The baseline and the games also report the CPU time per operation of the server side
 (the uvicorn processes, PostgreSQL and Redis, read from ``/proc``) and of the load

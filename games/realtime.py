@@ -96,10 +96,10 @@ def wire_message(
     that did would not survive the framing, so its channel gets a plain wake-up instead."""
     records = [origin.encode()]
     for channel in dict.fromkeys(channels):
-        carried = [(mid, line.rstrip(b"\n")) for mid, line in lines.get(channel) or ()]
+        carried = [(number, line.rstrip(b"\n")) for number, line in lines.get(channel) or ()]
         name = channel.encode()
         if carried and not any(b"\n" in line for _, line in carried):
-            records.extend(b"%s %d %s" % (name, mid, line) for mid, line in carried)
+            records.extend(b"%s %d %s" % (name, number, line) for number, line in carried)
         else:
             records.append(name)
     return b"\n".join(records)
@@ -109,20 +109,16 @@ def read_wire_message(payload: bytes) -> tuple[str, dict[str, list[Line]]]:
     """(origin, {channel: the lines it carries, none for a plain wake-up}) of a
     :func:`wire_message`; a record it cannot read makes its channel a plain wake-up."""
     origin, *records = payload.split(b"\n")
-    woken: dict[str, list[Line]] = {}
-    plain: set[str] = set()
+    woken: dict[str, list[Line] | None] = {}  # None: a plain wake-up
     for record in records:
         name, _, rest = record.partition(b" ")
-        channel = name.decode()
         head, _, line = rest.partition(b" ")
-        if line and head.isdigit():
-            woken.setdefault(channel, []).append((int(head), line + b"\n"))
+        carried = woken.setdefault(name.decode(), [])
+        if carried is not None and line and head.isdigit():
+            carried.append((int(head), line + b"\n"))
         else:
-            woken[channel] = []
-            plain.add(channel)
-    for channel in plain:
-        woken[channel] = []
-    return origin.decode(), woken
+            woken[name.decode()] = None
+    return origin.decode(), {channel: carried or [] for channel, carried in woken.items()}
 
 
 _tag = ("", 0)
