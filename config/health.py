@@ -72,39 +72,44 @@ def check_broker() -> dict[str, Any]:
     return {"ok": True, "transport": str(transport)}
 
 
-def check_worker() -> dict[str, Any]:
+def _recorded(key: str, missing: str) -> tuple[Any, dict[str, Any] | None]:
+    """(the value a process recorded under ``key``, None) or (None, the failed check)."""
     try:
-        beat = cache.get(HEARTBEAT_KEY)
+        value = cache.get(key)
     except Exception as exc:
-        return {"ok": False, "error": f"cache unreadable: {type(exc).__name__}: {exc}"}
-    if not beat:
-        return {"ok": False, "error": "no worker heartbeat recorded yet"}
-    age = time.time() - float(beat["at"])
-    state: dict[str, Any] = {
-        "last_heartbeat": datetime.fromtimestamp(beat["at"], UTC).isoformat(),
+        return None, {"ok": False, "error": f"cache unreadable: {type(exc).__name__}: {exc}"}
+    if not value:
+        return None, {"ok": False, "error": missing}
+    return value, None
+
+
+def _fresh(at: float, what: str, **details: Any) -> dict[str, Any]:
+    """The check of a record made at ``at``: failed once older than ``HEARTBEAT_MAX_AGE``."""
+    age = time.time() - at
+    state = {
+        f"last_{what}": datetime.fromtimestamp(at, UTC).isoformat(),
         "age_seconds": round(age, 1),
-        "hostname": beat.get("hostname"),
+        **details,
     }
     if age > settings.HEARTBEAT_MAX_AGE:
-        return {"ok": False, "error": f"last heartbeat {age:.0f} s ago", **state}
+        return {"ok": False, "error": f"last {what} {age:.0f} s ago", **state}
     return {"ok": True, **state}
+
+
+def check_worker() -> dict[str, Any]:
+    beat, failed = _recorded(HEARTBEAT_KEY, "no worker heartbeat recorded yet")
+    if failed:
+        return failed
+    return _fresh(float(beat["at"]), "heartbeat", hostname=beat.get("hostname"))
 
 
 def check_move_timer() -> dict[str, Any]:
-    try:
-        looked_at = cache.get(MOVE_TIMER_KEY)
-    except Exception as exc:
-        return {"ok": False, "error": f"cache unreadable: {type(exc).__name__}: {exc}"}
-    if looked_at is None:
-        return {"ok": False, "error": "the move timer (in celery beat) has not looked yet"}
-    age = time.time() - float(looked_at)
-    state = {
-        "last_look": datetime.fromtimestamp(looked_at, UTC).isoformat(),
-        "age_seconds": round(age, 1),
-    }
-    if age > settings.HEARTBEAT_MAX_AGE:
-        return {"ok": False, "error": f"last look {age:.0f} s ago", **state}
-    return {"ok": True, **state}
+    looked_at, failed = _recorded(
+        MOVE_TIMER_KEY, "the move timer (in celery beat) has not looked yet"
+    )
+    if failed:
+        return failed
+    return _fresh(float(looked_at), "look")
 
 
 def health_report() -> tuple[bool, dict[str, Any]]:

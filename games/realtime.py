@@ -178,6 +178,7 @@ class Hub:
         while True:
             client = redis.Redis.from_url(settings.REDIS_URL, client_name=listener_name())
             pubsub = client.pubsub()
+            own = process_tag()  # this thread does not outlive a fork
             try:
                 pubsub.subscribe(REDIS_CHANNEL)
                 for message in pubsub.listen():
@@ -186,7 +187,7 @@ class Hub:
                     if message["type"] != "message":
                         continue
                     origin, woken = read_wire_message(message["data"])
-                    if origin != process_tag():  # our own waiters were woken at publish
+                    if origin != own:  # our own waiters were woken at publish
                         self._wake(woken, woken)
             except Exception:
                 self.subscribed.clear()
