@@ -7,6 +7,7 @@ full ``MIDDLEWARE``. Under ASGI each sync-only hook of Django's classic middlewa
 thread hop; the API stack needs one hop, to run the view.
 """
 
+import contextlib
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -15,7 +16,10 @@ from typing import Any
 import django
 from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
+from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 
 from config.gc_tuning import freeze_startup_objects
 
@@ -26,7 +30,47 @@ django.setup(set_prefix=False)
 MAX_IDLE_REQUEST_THREADS = 64
 
 
-class ApiHandler(ASGIHandler):
+class Handler(ASGIHandler):
+    """Django's handler, without a reference cycle per request.
+
+    Django's ``listen_for_disconnect`` raises ``RequestAborted`` when the client's
+    ``http.disconnect`` arrives, which uvicorn sends once the response is out, so for every
+    request; ``handle()`` then re-raises it from the finished task and ignores it. The
+    exception's traceback holds ``handle()``'s frame, which holds the task, which holds the
+    exception: a cycle that kept each request's whole object graph (request, view, response,
+    the game's view) alive until the cycle collector's next full pass.
+    """
+
+    async def listen_for_disconnect(self, receive: Any) -> None:
+        with contextlib.suppress(RequestAborted):  # handle() ignores it too
+            await super().listen_for_disconnect(receive)
+
+    async def run_get_response(self, request: HttpRequest) -> HttpResponseBase:
+        response = await super().run_get_response(request)
+        release_rest_framework_cycles(response)
+        return response
+
+
+def release_rest_framework_cycles(response: HttpResponseBase) -> None:
+    """Break the reference cycles a Django REST framework view leaves, once it has rendered.
+
+    Its response's ``renderer_context`` holds the response, the view and the request; the
+    view holds the request (and, with a ``get`` but no ``head``, its own bound ``get`` as
+    ``head``), whose ``parser_context`` holds the view and the request. Left alone, each
+    request's objects waited for the cycle collector, and its full passes over them were
+    the slowest moves (see config/gc_tuning.py).
+    """
+    context = getattr(response, "renderer_context", None)
+    if not context:
+        return
+    response.renderer_context = None
+    if (view := context.get("view")) is not None:
+        vars(view).clear()
+    if (rest_request := context.get("request")) is not None:
+        rest_request.parser_context.clear()
+
+
+class ApiHandler(Handler):
     """Django's handler with the API's middleware, reusing the threads that run sync code.
 
     Django runs each request's sync code (the view, the request signals' receivers) in a
@@ -81,7 +125,7 @@ class ApiHandler(ASGIHandler):
             settings.MIDDLEWARE = full_stack
 
 
-site_handler = ASGIHandler()
+site_handler = Handler()
 api_handler = ApiHandler()
 freeze_startup_objects()
 
