@@ -253,10 +253,10 @@ class MachineStalls:
     """Moments when the machine ran nothing of ours: a process of its own, at the highest
     priority it may take, sleeps 1 ms at a time and reports each wake-up over 20 ms late.
 
-    Measured with it: none in 30 s on the idle machine, none with both cores busy with pure
-    computation (with or without 200 fsyncs a second), but 536 in the 4 minutes of one run
-    of this benchmark, up to 141 ms. The monotonic clock is the machine's, shared with the
-    probe.
+    Measured with the same loop at ``nice -20`` (reporting from 10 ms late): nothing in 30 s
+    on the idle machine, nothing with both cores busy with pure computation (with or without
+    200 fsyncs a second), but 536 late wake-ups in the 4 minutes of one run of this
+    benchmark, up to 141 ms. The monotonic clock is the machine's, shared with the probe.
     """
 
     def __enter__(self) -> MachineStalls:
