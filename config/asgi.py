@@ -38,7 +38,9 @@ class Handler(ASGIHandler):
     request; ``handle()`` then re-raises it from the finished task and ignores it. The
     exception's traceback holds ``handle()``'s frame, which holds the task, which holds the
     exception: a cycle that kept each request's whole object graph (request, view, response,
-    the game's view) alive until the cycle collector's next full pass.
+    the game's view) alive until the cycle collector's next full pass. This handler returns
+    instead, and drops what Django REST framework's objects hold of each other once the
+    response is rendered (:func:`release_rest_framework_cycles`).
     """
 
     async def listen_for_disconnect(self, receive: Any) -> None:
