@@ -133,6 +133,10 @@ def server_seconds(response: httpx.Response) -> float:
     return float(timing.partition("dur=")[2]) / 1000
 
 
+def p99_ms(seconds: list[float]) -> float:
+    return percentile(seconds, 0.99) * 1000 if seconds else float("nan")
+
+
 def figures(latencies: list[float], server: list[float], elapsed: float) -> dict[str, Any]:
     return {
         "per_second": len(latencies) / elapsed,
@@ -372,12 +376,10 @@ async def play_games(
     return {
         **figures(latencies, server, elapsed),
         "rejected": rejected,
-        "steady_p99_ms": percentile([lat for lat, _ in steady], 0.99) * 1000
-        if steady
-        else float("nan"),
+        "steady_p99_ms": p99_ms([lat for lat, _ in steady]),
         "steady_count": len(steady),
         "steady_loop_late_ms": [late * 1000 for at, late in lateness if at >= steady_from],
-        "unstalled_p99_ms": percentile(unstalled, 0.99) * 1000 if unstalled else float("nan"),
+        "unstalled_p99_ms": p99_ms(unstalled),
         "unstalled_count": len(unstalled),
         "stalls_ms": [stall * 1000 for stall in stalls],
     }
