@@ -14,13 +14,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from config.api_errors import ApiError
 from games.engine import Game as Engine
-from games.models import Game, GameEvent, GamePlayer, Player, PlayerMessage, Table
+from games.models import Game, GameEvent, GamePlayer, Player, PlayerMessage, Table, TableSeat
 
 #: Extra fields for match-history entries contributed by other apps (ratings adds the
 #: rating change): each takes the page's GamePlayer rows and returns {game_id: {field: value}}.
@@ -43,7 +43,8 @@ def table_seats(table: Table) -> list[dict[str, Any]]:
 
 
 def table_data(table: Table) -> dict[str, Any]:
-    game = Game.objects.filter(table=table).values_list("pk", flat=True).first()
+    """A table as the API shows it; ``table`` comes from :func:`tables` (its game's id and
+    its seats' players are loaded with it)."""
     return {
         "id": table.pk,
         "status": table.status,
@@ -53,12 +54,19 @@ def table_data(table: Table) -> dict[str, Any]:
         "created_by": table.created_by.username if table.created_by else None,
         "created_at": table.created_at,
         "seats": table_seats(table),
-        "game": game,
+        "game": table.game_pk,
     }
 
 
 def tables(status: str | None) -> QuerySet[Table]:
-    queryset = Table.objects.select_related("created_by").prefetch_related("seats__player")
+    """Tables with what :func:`table_data` shows, in two queries however many tables: the
+    tables with their creators and games' ids, then their seats with their players."""
+    seats = TableSeat.objects.select_related("player")
+    queryset = (
+        Table.objects.select_related("created_by")
+        .annotate(game_pk=F("game__pk"))
+        .prefetch_related(Prefetch("seats", queryset=seats))
+    )
     if status:
         queryset = queryset.filter(status=status)
     return queryset.order_by("-created_at", "-pk")

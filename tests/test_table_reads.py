@@ -1,0 +1,55 @@
+"""The lobby's and a table's reads (games/selectors.py): a fixed number of queries."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import selectors, services
+from games.models import Game
+
+pytestmark = pytest.mark.django_db
+
+
+def shown_tables() -> tuple[list[dict[str, object]], int]:
+    with CaptureQueriesContext(connection) as queries:
+        shown = [selectors.table_data(t) for t in selectors.tables(None)]
+    return shown, len(queries)
+
+
+def test_it_reads_the_lobby_in_the_same_queries_however_many_tables() -> None:
+    ann, _ = services.register_player("ann", "a long pass phrase")
+    bob, _ = services.register_player("bob", "a long pass phrase")
+    cy, _ = services.register_player("cy", "a long pass phrase")
+    services.create_table(ann, "classic", True, 60, 0)
+    _, queries_for_one = shown_tables()
+
+    for _ in range(3):
+        services.create_table(ann, "classic", True, 60, 0)
+    started = services.create_table(bob, "classic", True, 60, 0)
+    services.join_table(ann, started.pk, None)
+    services.join_table(cy, started.pk, None)
+    shown, queries_for_five = shown_tables()
+
+    assert queries_for_five == queries_for_one == 2
+    assert len(shown) == 5
+    newest = shown[0]
+    assert newest["id"] == started.pk
+    assert newest["game"] == Game.objects.get(table=started).pk
+    assert newest["created_by"] == "bob"
+    assert [s["username"] for s in newest["seats"]] == ["bob", "ann", "cy"]  # type: ignore[index]
+    assert all(t["game"] is None for t in shown[1:])
+    assert [s["username"] for s in shown[1]["seats"]] == ["ann", None, None]  # type: ignore[index]
+
+
+def test_it_reads_one_table_in_two_queries() -> None:
+    ann, _ = services.register_player("ann", "a long pass phrase")
+    table = services.create_table(ann, "classic", False, 30, 2)
+
+    with CaptureQueriesContext(connection) as queries:
+        shown = selectors.table_data(selectors.table(table.pk))
+
+    assert len(queries) == 2
+    assert shown["rated"] is False and shown["move_seconds"] == 30 and shown["game"] is None
+    assert [s["username"] for s in shown["seats"]] == [None, None, "ann"]  # type: ignore[index]
