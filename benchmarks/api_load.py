@@ -550,36 +550,19 @@ async def run(args: argparse.Namespace, base_url: str, server_pid: int) -> dict[
         await play_games(http, base_url, tokens, warm_up, args.poll_games, args.move_seconds)
         # The machine's speed drifts (other tenants): baseline and games alternate, so that
         # each round's ratio compares two phases measured next to each other.
+        games = partial(
+            play_games, http, base_url, tokens, args.seconds, args.poll_games, args.move_seconds
+        )
         base_rounds, games_rounds = [], []
         for number in range(1, args.rounds + 1):
             progress(f"baseline, round {number}")
             base_rounds.append(await cpu.measure(partial(baseline, base_url, tokens, args.seconds)))
             progress(f"games, round {number}")
-            games_rounds.append(
-                await cpu.measure(
-                    partial(
-                        play_games,
-                        http,
-                        base_url,
-                        tokens,
-                        args.seconds,
-                        args.poll_games,
-                        args.move_seconds,
-                    )
-                )
-            )
+            games_rounds.append(await cpu.measure(games))
         paced = {}
         for think in args.think_ms:
             progress(f"paced, think {think} ms")
-            paced[think] = await play_games(
-                http,
-                base_url,
-                tokens,
-                args.seconds,
-                args.poll_games,
-                args.move_seconds,
-                think / 1000,
-            )
+            paced[think] = await games(think=think / 1000)
         progress("long game")
         long = await long_game(http, long_tokens, 1010, args.move_seconds)
     return {
