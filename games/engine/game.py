@@ -74,6 +74,12 @@ _TYPES_OF_STEP: Final[dict[str, tuple[str, ...]]] = {
 _TWO_D: Final = 13  # index of 2D
 _NAMES: Final = tuple(name(i) for i in range(52))
 _STATE_VERSION: Final = 2
+#: The version of a state whose journal was partly detached (:meth:`Game.detach_journal`):
+#: a reader that does not know it must not take it for a whole game.
+_DETACHED_STATE_VERSION: Final = 3
+#: What a view shows of each finished hand (``previous_hands``), and all a state keeps of
+#: a hand whose journal was detached.
+_HAND_SUMMARY: Final = ("dealer", "targets", "trump", "tricks", "diffs")
 _PLAYS_OF: dict[int, tuple[Play, ...]] = {}  # (suit << 13 | rank mask) -> plays, filled lazily
 
 
@@ -263,19 +269,31 @@ class Game:
     """
 
     # ------------------------------------------------------------------ construction
-    def __init__(self, rules: Rules, *, seed: int | str | None, deals: list[Deal] | None) -> None:
+    def __init__(
+        self, rules: Rules, *, seed: int | str | None, deals: Sequence[Deal | None] | None
+    ) -> None:
         """Use :meth:`new`, :meth:`from_deals` or :meth:`from_json` instead."""
         self._rules = rules
         self._n = rules.players
         self._seed = seed
-        self._deals = deals
+        # Explicit deals by deal number (None: one dealt in a detached part of the journal).
+        self._deals = None if deals is None else list(deals)
         self._first_dealer = 0
         self._deal_number = -1
         self._dealer = 0
         self._scores = [0] * self._n
+        # The journal: what only grows, and what only the record reads in full (every
+        # hand's results, every deal, every action). ``_history`` holds every finished
+        # hand; the first ``_absent[2]`` of them only as their summary. ``_deal_log`` and
+        # ``_log`` hold the deals and actions after the first ``_absent[0:2]``. Those absent
+        # parts were detached from the state it was loaded from (see detach_journal).
         self._history: list[dict[str, Any]] = []
         self._deal_log: list[list[int]] = []
         self._log: list[str] = []
+        self._absent: tuple[int, int, int] = (0, 0, 0)
+        # How much of the journal (deals, actions, hands) the state leaves out: what
+        # detach_journal handed out. Never less than ``_absent``.
+        self._detached: tuple[int, int, int] = (0, 0, 0)
         self._calls_used: list[list[str]] = [[] for _ in range(self._n)]
         self._prev_diffs: list[int] | None = None
         self._over = False
@@ -402,6 +420,7 @@ class Game:
     @property
     def history(self) -> list[dict[str, Any]]:
         """The completed hands in REPLAY.md output form."""
+        self._require_whole_journal()
         return json.loads(json.dumps(self._history))  # type: ignore[no-any-return]
 
     def hand(self, seat: int) -> list[Card]:
@@ -1157,10 +1176,7 @@ class Game:
             "exchange": [{"from": g, "to": r, "count": k, "done": False} for g, r, k in self._plan],
             "auction": None,
             "calls_made": [list(c) for c in self._calls_used] if self._rules.calls else None,
-            "previous_hands": [
-                {k: h[k] for k in ("dealer", "targets", "trump", "tricks", "diffs")}
-                for h in self._history
-            ],
+            "previous_hands": [{k: h[k] for k in _HAND_SUMMARY} for h in self._history],
             "game_over": self._over,
             "result": None,
         }
@@ -1233,7 +1249,9 @@ class Game:
     def record(self) -> dict[str, Any]:
         """The full record (every card public): REPLAY.md input (rules, first_dealer, deals,
         actions) plus its output fields (hands, scores, game_over, winner, final_hands) and
-        ``ranks``. Feeding it to the replay command reproduces the game."""
+        ``ranks``. Feeding it to the replay command reproduces the game. A game loaded
+        without the parts of its journal that were detached cannot give it (StateError)."""
+        self._require_whole_journal()
         outcome = self.standings()
         return {
             "rules": self._rules.to_dict(),
@@ -1249,26 +1267,79 @@ class Game:
             "final_hands": [cards_to_str(h) for h in self._hands],
         }
 
+    @property
+    def has_whole_journal(self) -> bool:
+        """Whether this game holds its whole journal, so can give its :meth:`record` (False
+        only when loaded without parts that :meth:`detach_journal` handed out)."""
+        return self._absent == (0, 0, 0)
+
+    def _require_whole_journal(self) -> None:
+        if not self.has_whole_journal:
+            raise StateError(
+                "this game was loaded without the detached parts of its journal; "
+                "load it with from_state(..., journal=...)"
+            )
+
+    # ------------------------------------------------------------------ journal
+    def detach_journal(self) -> dict[str, Any]:
+        """Hand out the journal written since the last call (or the start): the deals, the
+        actions and the finished hands' full results, as a JSON-able dict. From then on
+        :meth:`to_state` leaves them out (it keeps each finished hand's summary, which views
+        show), so that a state saved after every move stays about one hand long however
+        long the game. Play and views go on as before; :meth:`record` and :attr:`history`
+        need the detached parts back: ``from_state(state, journal=[part, ...])``, every
+        part in the order they were detached."""
+        deals, actions, hands = self._detached
+        absent_deals, absent_actions, _ = self._absent
+        part = {
+            "dlog": [list(d) for d in self._deal_log[deals - absent_deals :]],
+            "log": " ".join(self._log[actions - absent_actions :]),
+            "hist": json.loads(json.dumps(self._history[hands:])),
+        }
+        self._detached = (
+            absent_deals + len(self._deal_log),
+            absent_actions + len(self._log),
+            len(self._history),
+        )
+        return part
+
     # ------------------------------------------------------------------ serialisation
     def to_state(self) -> dict[str, Any]:
-        """The whole state as a JSON-able dict (see :meth:`to_json`)."""
+        """The whole state as a JSON-able dict (see :meth:`to_json`), without the parts of
+        the journal that :meth:`detach_journal` handed out."""
+        deals, actions, hands = self._detached
+        absent_deals, absent_actions, _ = self._absent
+        state = self._state(
+            self._deal_log[deals - absent_deals :],
+            self._log[actions - absent_actions :],
+            [{k: h[k] for k in _HAND_SUMMARY} for h in self._history[:hands]]
+            + self._history[hands:],
+        )
+        if self._detached != (0, 0, 0):
+            state["v"] = _DETACHED_STATE_VERSION
+            state["detached"] = list(self._detached)
+        return state
+
+    def _state(
+        self, deal_log: list[list[int]], log: list[str], history: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        dealt = self._absent[0] + len(self._deal_log)
         return {
             "v": _STATE_VERSION,
             "rules": self._rules.to_dict(),
             "seed": self._seed,
             "deals": None
             if self._deals is None
-            else [[*d.hands, d.kitty] for d in self._deals[len(self._deal_log) :]],
+            else [[*d.hands, d.kitty] for d in self._deals[dealt:] if d is not None],
             "fd": self._first_dealer,
             "dn": self._deal_number,
             "dealer": self._dealer,
             "scores": self._scores,
-            "hist": self._history,
-            "dlog": self._deal_log,
+            "hist": history,
+            "dlog": deal_log,
             # One string, not a list of strings: the log grows with the game, and one
-            # string is several times cheaper to encode and decode (a move's cost must not
-            # grow with the game's length; see to_json).
-            "log": " ".join(self._log),
+            # string is several times cheaper to encode and decode.
+            "log": " ".join(log),
             "calls": self._calls_used,
             "prev": self._prev_diffs,
             "end": [self._over, self._stopped, self._win_seat, self._end_reason],
@@ -1292,17 +1363,45 @@ class Game:
         return json.dumps(self.to_state(), separators=(",", ":"))
 
     @classmethod
-    def from_state(cls, state: Mapping[str, Any], *, owned: bool = False) -> Game:
+    def from_state(
+        cls,
+        state: Mapping[str, Any],
+        *,
+        owned: bool = False,
+        journal: Sequence[Mapping[str, Any]] | None = None,
+    ) -> Game:
         """Load :meth:`to_state`'s dict (also a version 1 state, whose log was a list).
-        Raises :class:`StateError` if it is not one. ``owned``: the dict is the caller's to
-        give away (freshly decoded), so its parts are used as they are, not copied."""
+        Raises :class:`StateError` if it is not one. ``owned``: the dict (and ``journal``)
+        is the caller's to give away (freshly decoded), so its parts are used as they are,
+        not copied. ``journal``: the parts :meth:`detach_journal` handed out before this
+        state was saved, in order; without them the game plays on and gives its views, but
+        not its record."""
         try:
-            if state.get("v") not in (1, _STATE_VERSION):
-                raise StateError(f"unsupported state version {state.get('v')!r}")
+            version = state.get("v")
+            if version not in (1, _STATE_VERSION, _DETACHED_STATE_VERSION):
+                raise StateError(f"unsupported state version {version!r}")
             rules = Rules.from_dict(state["rules"])
+            detached = (0, 0, 0)
+            if version == _DETACHED_STATE_VERSION:
+                deal_count, action_count, hand_count = (int(n) for n in state["detached"])
+                detached = (deal_count, action_count, hand_count)
+            log = state["log"]
+            actions = (log.split() if log else []) if isinstance(log, str) else list(log)
+            deal_log, history = state["dlog"], state["hist"]
+            absent = detached
+            if journal is not None:
+                old_deals = [d for part in journal for d in part["dlog"]]
+                old_actions = [a for part in journal for a in part["log"].split()]
+                old_hands = [h for part in journal for h in part["hist"]]
+                if (len(old_deals), len(old_actions), len(old_hands)) != detached:
+                    raise StateError("the journal's parts do not make up the detached journal")
+                deal_log, actions = old_deals + deal_log, old_actions + actions
+                history = old_hands + history[detached[2] :]
+                absent = (0, 0, 0)
             deals = state["deals"]
             dn = int(state["dn"])
-            dealt = [Deal(tuple(d[:-1]), d[-1]) for d in state["dlog"]]
+            dealt: list[Deal | None] = [None] * absent[0]
+            dealt += [Deal(tuple(d[:-1]), d[-1]) for d in deal_log]
             game = cls(
                 rules,
                 seed=state["seed"],
@@ -1310,15 +1409,14 @@ class Game:
                 if deals is None
                 else dealt + [Deal(tuple(d[:-1]), d[-1]) for d in deals],
             )
+            game._absent, game._detached = absent, detached
             game._first_dealer = state["fd"]
             game._deal_number = dn
             game._dealer = state["dealer"]
             game._scores = list(state["scores"])
-            history = state["hist"]
             game._history = history if owned else json.loads(json.dumps(history))
-            game._deal_log = [list(d) for d in state["dlog"]]
-            log = state["log"]
-            game._log = (log.split() if log else []) if isinstance(log, str) else list(log)
+            game._deal_log = [list(d) for d in deal_log]
+            game._log = actions
             game._calls_used = [list(c) for c in state["calls"]]
             game._prev_diffs = None if state["prev"] is None else list(state["prev"])
             game._over, game._stopped, game._win_seat, game._end_reason = state["end"]
@@ -1356,19 +1454,26 @@ class Game:
         return game
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> Game:
-        """Load a state saved by :meth:`to_json`."""
+    def from_json(
+        cls, text: str | bytes, journal: Sequence[Mapping[str, Any]] | None = None
+    ) -> Game:
+        """Load a state saved by :meth:`to_json` (``journal``: see :meth:`from_state`)."""
         try:
             state = json.loads(text)
         except ValueError as error:
             raise StateError(f"not JSON: {error}") from None
         if not isinstance(state, dict):
             raise StateError("a game state is a JSON object")
-        return cls.from_state(state, owned=True)
+        return cls.from_state(state, owned=True, journal=journal)
 
     def copy(self) -> Game:
-        """An independent copy."""
-        return Game.from_state(json.loads(self.to_json()), owned=True)
+        """An independent copy (with as much of the journal as this game holds)."""
+        state = self._state(self._deal_log, self._log, self._history)
+        if self._absent != (0, 0, 0):
+            state["v"], state["detached"] = _DETACHED_STATE_VERSION, list(self._absent)
+        copy = Game.from_state(json.loads(json.dumps(state)), owned=True)
+        copy._detached = self._detached
+        return copy
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self.to_state() == other.to_state()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 
 import pytest
 from engine_helpers import cards_in, play_scripted_first_hand, scripted_hand, winners_for
 
 from games.engine import Card, Game, IllegalAction, Play, StateError, Trump
+from games.engine.rules import PRESETS
 
 
 def classic_at_hand_two() -> Game:
@@ -202,3 +205,105 @@ def test_it_keeps_the_opening_events_of_a_new_game() -> None:
         [str(c) for c in game.hand(s)] for s in range(3)
     ]
     assert Game.from_json(game.to_json()).opening_events() == []
+
+
+def play_stored_with_detached_journal(
+    game: Game, rng: random.Random
+) -> tuple[Game, str, list[dict[str, object]]]:
+    """Plays ``game`` to its end by random legal actions while a stored twin is loaded from
+    its saved state before each action, detaches its journal at every hand's end and is saved
+    again, as the platform does. Checks every seat's view and the seats to act against the
+    game's at every step. Returns the game, the twin's last state and the detached parts."""
+    stored, parts, hand = game.to_json(), [], game.hand_number
+    while not game.is_over():
+        twin = Game.from_json(stored)
+        assert twin.to_act() == game.to_act()
+        assert [twin.view(s) for s in range(game.players)] == [
+            game.view(s) for s in range(game.players)
+        ]
+        seat = game.to_move()
+        assert seat is not None
+        action = rng.choice(game.legal_actions(seat))
+        game.apply(seat, action)
+        twin.apply(seat, action)
+        if twin.hand_number != hand:
+            parts.append(json.loads(json.dumps(twin.detach_journal())))
+            hand = twin.hand_number
+        stored = twin.to_json()
+    return game, stored, parts
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_it_plays_on_and_records_the_same_with_its_journal_detached(preset: str) -> None:
+    game, stored, parts = play_stored_with_detached_journal(
+        Game.new({"preset": preset, "max_hands": 3}, seed=preset), random.Random(preset)
+    )
+    assert len(parts) == len(game.history)
+    twin = Game.from_json(stored)
+    assert not twin.has_whole_journal
+    assert twin.view(0) == game.view(0) and twin.outcome() == game.outcome()
+    whole = Game.from_json(stored, journal=parts)
+    assert whole.has_whole_journal
+    assert whole.record() == game.record() and whole.history == game.history
+
+
+def test_it_keeps_a_detached_state_to_the_hand_in_play() -> None:
+    game = Game.new({"preset": "all-sixteen", "max_hands": 50}, seed="long")
+    rng = random.Random(2)
+    sizes = {}
+    while game.hand_number <= 8:
+        seat = game.to_move()
+        assert seat is not None
+        hand = game.hand_number
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+        if game.hand_number != hand:
+            game.detach_journal()
+            state = json.loads(game.to_json())
+            # No action and no deal (the next hand's went with the part: it was dealt in
+            # the same step), and of each finished hand only what views show of it.
+            assert state["log"] == "" and state["dlog"] == []
+            assert [set(h) for h in state["hist"]] == [set(game.view(0)["previous_hands"][0])] * (
+                game.hand_number - 1
+            )
+            assert state["detached"][2] == game.hand_number - 1
+            sizes[game.hand_number] = len(game.to_json())
+    # What a state grows by from hand to hand: one hand's summary, not its journal.
+    assert max(b - a for a, b in itertools.pairwise(sizes.values())) < 120
+
+
+def test_it_refuses_a_record_without_its_whole_journal() -> None:
+    _, stored, parts = play_stored_with_detached_journal(
+        Game.new({"preset": "classic", "max_hands": 2}, seed=3), random.Random(3)
+    )
+    with pytest.raises(StateError):
+        Game.from_json(stored).record()
+    with pytest.raises(StateError):
+        _ = Game.from_json(stored).history
+    for wrong in ([], parts[:1], [*parts, parts[0]], parts[::-1][:1]):
+        with pytest.raises(StateError):
+            Game.from_json(stored, journal=wrong)
+    assert json.loads(stored)["v"] == 3  # a reader that knows no detached journal refuses it
+
+
+def test_it_detaches_the_journal_of_explicit_deals() -> None:
+    game = classic_at_hand_two()
+    hand_one = game.detach_journal()
+    assert len(hand_one["hist"]) == 1 and len(hand_one["dlog"]) == 2  # hand two is dealt
+    stored = game.to_json()
+    twin = Game.from_json(stored)
+    for g in (game, twin):
+        while not g.is_over():
+            seat = g.to_move()
+            assert seat is not None
+            g.apply(seat, g.fallback_action(seat))
+    assert twin.view(1) == game.view(1)
+    assert Game.from_json(twin.to_json(), journal=[hand_one]).record() == game.record()
+
+
+def test_it_copies_as_much_of_the_journal_as_it_holds() -> None:
+    game = classic_at_hand_two()
+    part = game.detach_journal()
+    assert game.copy().record() == game.record()  # it holds the journal it handed out
+    partial = Game.from_json(game.to_json()).copy()
+    assert not partial.has_whole_journal and partial.to_json() == game.to_json()
+    assert Game.from_json(partial.to_json(), journal=[part]).record() == game.record()
