@@ -4,7 +4,16 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 from django.http import HttpRequest
 
-from games.models import ApiToken, Game, GameEvent, GamePlayer, Player, Table, TableSeat
+from games.models import (
+    ApiToken,
+    Game,
+    GameEvent,
+    GameJournalPart,
+    GamePlayer,
+    Player,
+    Table,
+    TableSeat,
+)
 
 
 @admin.register(Player)
@@ -38,14 +47,24 @@ class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     inlines = [TableSeatInline]
 
 
-class GamePlayerInline(admin.TabularInline):  # type: ignore[type-arg]
-    model = GamePlayer
+class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
     extra = 0
     can_delete = False
-    readonly_fields = ("seat", "player", "timeouts", "replaced_by", "rank", "score", "result")
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class GamePlayerInline(ReadOnlyInline):
+    model = GamePlayer
+    readonly_fields = ("seat", "player", "timeouts", "replaced_by", "rank", "score", "result")
+
+
+class GameJournalPartInline(ReadOnlyInline):
+    """The journal detached from the state at each hand's end (the record needs it)."""
+
+    model = GameJournalPart
+    readonly_fields = ("number", "data")
 
 
 @admin.register(Game)
@@ -54,7 +73,7 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     list_display = ("id", "status", "phase", "hand_number", "version", "started_at")
     list_filter = ("status", "rated")
-    inlines = [GamePlayerInline]
+    inlines = [GamePlayerInline, GameJournalPartInline]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [f.name for f in Game._meta.fields]

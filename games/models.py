@@ -175,6 +175,31 @@ class Game(models.Model):
         ]
 
 
+class GameJournalPart(models.Model):
+    """A part of a game's journal (its deals, actions and hands' full results) that the
+    engine detached from the game's ``state`` at the end of a hand (``Engine.detach_journal``),
+    so that the state every move rewrites stays about one hand long however long the game.
+    The record is the state loaded with every part, in ``number`` order."""
+
+    # No index of its own: the unique constraint's index starts with the game.
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="journal_parts", db_index=False
+    )
+    #: The hands finished when it was detached (so increasing within a game).
+    number = models.PositiveIntegerField()
+    #: ``Engine.detach_journal()`` as JSON text (read back as it was written).
+    data = models.TextField()
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="one_journal_part_per_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} journal to hand {self.number}"
+
+
 class GamePlayer(models.Model):
     """Who plays which seat of a game, and how it ended for them (for match histories)."""
 

@@ -20,7 +20,16 @@ from django.utils import timezone
 
 from config.api_errors import ApiError
 from games.engine import Game as Engine
-from games.models import Game, GameEvent, GamePlayer, Player, PlayerMessage, Table, TableSeat
+from games.models import (
+    Game,
+    GameEvent,
+    GameJournalPart,
+    GamePlayer,
+    Player,
+    PlayerMessage,
+    Table,
+    TableSeat,
+)
 
 #: Extra fields for match-history entries contributed by other apps (ratings adds the
 #: rating change): each takes the page's GamePlayer rows and returns {game_id: {field: value}}.
@@ -101,9 +110,20 @@ def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
         "your_seat": seat,
     }
     if finished:
-        view["record"] = engine.record()
+        view["record"] = whole_engine(game, engine).record()
         view["result"] = game.result
     return view
+
+
+def whole_engine(game: Game, engine: Engine | None = None) -> Engine:
+    """The game's engine with its whole journal, which the record needs: ``engine`` (loaded
+    from ``game.state``) if it holds it all, else the state loaded with the parts detached
+    from it at the hands' ends (games.models.GameJournalPart)."""
+    if engine is not None and engine.has_whole_journal:
+        return engine
+    parts = GameJournalPart.objects.filter(game=game).order_by("number")
+    journal = [json.loads(data) for data in parts.values_list("data", flat=True)]
+    return Engine.from_json(game.state, journal=journal)
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -176,7 +196,7 @@ def game_record(game_id: int) -> dict[str, Any]:
     game = get_object_or_404(Game, pk=game_id)
     if game.status != Game.Status.FINISHED:
         raise ApiError(409, "game_in_progress", "The record is published when the game ends.")
-    record = Engine.from_json(game.state).record()
+    record = whole_engine(game).record()
     return {"game": game.pk, "seats": game.public_seats(), **record}
 
 

@@ -35,6 +35,7 @@ from games.models import (
     ApiToken,
     Game,
     GameEvent,
+    GameJournalPart,
     GamePlayer,
     IdempotencyRecord,
     Player,
@@ -448,6 +449,7 @@ def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
     """
     players = game.acting_players()
     event_rows = _event_rows(game, events)
+    journal = _detached_journal(game, engine)
     game.state = engine.to_json()
     game.version += 1
     game.phase = engine.phase
@@ -461,12 +463,22 @@ def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
         finish_messages = _finish(game, engine.standings())
     else:
         turn_messages = _announce_turn(game, engine)
-    write_change(game, CHANGING_FIELDS, [*event_rows, *turn_messages, *finish_messages])
+    write_change(game, CHANGING_FIELDS, [*event_rows, *journal, *turn_messages, *finish_messages])
     if finished:  # the seats' players now, and those who sat there first
         told = {m.player_id for m in finish_messages}
         _publish_on_commit(game, told | set(players.values()))
     else:  # the turn messages are all this change wrote: their lines ride with the wake-ups
         _publish_on_commit(game, {m.player_id for m in turn_messages}, turn_messages)
+
+
+def _detached_journal(game: Game, engine: Engine) -> list[GameJournalPart]:
+    """At a hand's end (the engine's hand number passed the row's), the journal since the
+    last hand's end as a part to store: the state saved then leaves it out, so what a move
+    rewrites stays about one hand long (the cost of a move must not grow with the game)."""
+    if engine.hand_number <= game.hand_number:
+        return []
+    data = json.dumps(engine.detach_journal(), separators=(",", ":"))
+    return [GameJournalPart(game=game, number=engine.hand_number - 1, data=data)]
 
 
 CHANGING_FIELDS = [
