@@ -300,22 +300,25 @@ def start_game(table: Table) -> Game:
         ),
         *engine.opening_events(),
     ]
+    messages = [
+        *(
+            PlayerMessage(
+                player_id=p, type="game_start", payload={"game": game.pk, "table": table.pk}
+            )
+            for p in dict.fromkeys(players.values())
+        ),
+        *_announce_turn(game, engine),
+    ]
     write_change(
         game,
         ["last_seq"],
         [
             *(GamePlayer(game=game, seat=s.seat, player_id=s.player_id) for s in seats),
             *_event_rows(game, opening),
-            *(
-                PlayerMessage(
-                    player_id=p, type="game_start", payload={"game": game.pk, "table": table.pk}
-                )
-                for p in dict.fromkeys(players.values())
-            ),
-            *_announce_turn(game, engine),
+            *messages,
         ],
     )
-    _publish_on_commit(game, players.values())
+    _publish_on_commit(game, players.values(), messages)
     return game
 
 
@@ -440,7 +443,7 @@ def _apply(game: Game, engine: Engine, seat: int, action: Mapping[str, Any]) -> 
 def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
     """Store the engine's new state, the events and the stream messages; announce on commit.
 
-    The turn messages' lines ride with their wake-ups (realtime.py), which tells those
+    The stream messages' lines ride with their wake-ups (realtime.py), which tells those
     streams they need not look: do not call this in a transaction that also writes other
     stream messages for those players without waking them with a plain wake-up.
 
@@ -464,11 +467,12 @@ def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
     else:
         turn_messages = _announce_turn(game, engine)
     write_change(game, CHANGING_FIELDS, [*event_rows, *journal, *turn_messages, *finish_messages])
-    if finished:  # the seats' players now, and those who sat there first
-        told = {m.player_id for m in finish_messages}
-        _publish_on_commit(game, told | set(players.values()))
-    else:  # the turn messages are all this change wrote: their lines ride with the wake-ups
-        _publish_on_commit(game, {m.player_id for m in turn_messages}, turn_messages)
+    # The turn or finish messages are all this change wrote: their lines ride with the
+    # wake-ups. At the end, the seats' players now are woken too (a bot that took a seat
+    # over), with a plain wake-up if it got no message.
+    messages = finish_messages or turn_messages
+    woken = {m.player_id for m in messages} | (set(players.values()) if finished else set())
+    _publish_on_commit(game, woken, messages)
 
 
 def _detached_journal(game: Game, engine: Engine) -> list[GameJournalPart]:
@@ -722,5 +726,5 @@ def adjudicate_game(game_id: int) -> Game | None:
         game.to_act = []
         messages = _finish(game, outcome)
         write_change(game, [*CHANGING_FIELDS, "rated"], [*event_rows, *messages])
-        _publish_on_commit(game, {m.player_id for m in messages} | set(players.values()))
+        _publish_on_commit(game, {m.player_id for m in messages} | set(players.values()), messages)
     return game

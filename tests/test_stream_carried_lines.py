@@ -113,6 +113,45 @@ def test_it_has_a_waiter_that_is_not_read_look_instead_of_keeping_every_line() -
     assert asyncio.run(scenario()) == (0, True)
 
 
+def first_carrying_wake_up(pubsub: Any) -> dict[str, list[realtime.Line]]:
+    """The first change published on ``pubsub`` (subscribed to the changes' channel) that
+    carries a line: {channel: its lines}."""
+    carried: dict[str, list[realtime.Line]] = {}
+    deadline = time.monotonic() + 10
+    while not any(carried.values()) and time.monotonic() < deadline:
+        message = pubsub.get_message(timeout=1.0)
+        if message is not None:
+            _, carried = realtime.read_wire_message(message["data"])
+    return carried
+
+
+@service_mode_only
+@pytest.mark.django_db(transaction=True)
+def test_it_publishes_the_lines_of_a_games_start_and_end_with_their_messages() -> None:
+    players = humans("bookend")
+    pubsub = redis.Redis.from_url(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)
+    pubsub.subscribe(realtime.REDIS_CHANNEL)
+    time.sleep(0.2)
+
+    game = services.start_seated_game(players[0], "classic", True, 600, players)
+    start = first_carrying_wake_up(pubsub)
+    services.adjudicate_game(game.pk)
+    end = first_carrying_wake_up(pubsub)
+
+    # Each seat's game_start and the first seat's your_turn; each seat's game_finish.
+    assert sum(map(len, start.values())) == 4 and sum(map(len, end.values())) == 3
+    for wake_up, kinds in ((start, ["game_start", "your_turn"]), (end, ["game_finish"])):
+        stored = {m.pk: m for m in PlayerMessage.objects.filter(type__in=kinds)}
+        sent = {
+            number: (channel, line) for channel, lines in wake_up.items() for number, line in lines
+        }
+        assert sent.keys() == stored.keys()
+        for number, (channel, line) in sent.items():
+            message = stored[number]
+            assert channel == realtime.player_channel(message.player_id)
+            assert json.loads(line) == {"type": message.type, **message.payload}
+
+
 @service_mode_only
 @pytest.mark.django_db(transaction=True)
 def test_it_publishes_a_moves_turn_line_with_its_message(api_server: LiveServer) -> None:
@@ -126,12 +165,7 @@ def test_it_publishes_a_moves_turn_line_with_its_message(api_server: LiveServer)
 
     after = mover.ok("POST", f"/games/{game}/actions", json=choose_action(view, random.Random(3)))
 
-    carried: dict[str, list[realtime.Line]] = {}  # the first wake-up that carries a line
-    deadline = time.monotonic() + 10
-    while not any(carried.values()) and time.monotonic() < deadline:
-        message = pubsub.get_message(timeout=1.0)
-        if message is not None:
-            _, carried = realtime.read_wire_message(message["data"])
+    carried = first_carrying_wake_up(pubsub)
     assert carried.pop(realtime.game_channel(game)) == []  # its long polls: a plain wake-up
     ((channel, [(message_id, line)]),) = carried.items()
     stored = PlayerMessage.objects.get(pk=message_id)
