@@ -551,22 +551,21 @@ async def run(args: argparse.Namespace, base_url: str, server_pid: int) -> dict[
         # Unmeasured warm-up of both phases: the database pools fill, lazy imports and caches
         # settle (without the games' warm-up, the first games round was the slowest of three
         # in every run, 0.46-0.51 against 0.51-0.59 for the next two).
-        warm_up = min(5.0, args.seconds)
-        await baseline(base_url, tokens, warm_up)
-        rules = game_rules(args.hands)
-        await play_games(http, base_url, tokens, warm_up, args.poll_games, args.move_seconds, rules)
-        # The machine's speed drifts (other tenants): baseline and games alternate, so that
-        # each round's ratio compares two phases measured next to each other.
         games = partial(
             play_games,
             http,
             base_url,
             tokens,
-            args.seconds,
-            args.poll_games,
-            args.move_seconds,
-            rules,
+            seconds=args.seconds,
+            poll=args.poll_games,
+            move_seconds=args.move_seconds,
+            rules=game_rules(args.hands),
         )
+        warm_up = min(5.0, args.seconds)
+        await baseline(base_url, tokens, warm_up)
+        await games(seconds=warm_up)
+        # The machine's speed drifts (other tenants): baseline and games alternate, so that
+        # each round's ratio compares two phases measured next to each other.
         base_rounds, games_rounds = [], []
         for number in range(1, args.rounds + 1):
             progress(f"baseline, round {number}")
