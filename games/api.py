@@ -331,16 +331,34 @@ def _db(function: F) -> F:
     process (``thread_sensitive``): a stream's look after a wake-up need not queue behind
     the moves, and the moves not behind it. Each look opens and hands back its own
     connection (from the pool), so no connection is shared between threads.
+
+    An ``ApiError`` comes back as a value and is raised again here, without the thread's
+    frames: raised through asgiref's futures, its traceback held their frames, which held
+    it, a cycle that kept the request (a 404 of a long poll, say) alive until the cycle
+    collector's next full pass.
     """
 
-    @wraps(function)
-    def run(*args: Any, **kwargs: Any) -> Any:
+    def run(*args: Any, **kwargs: Any) -> tuple[Any, ApiError | None]:
         try:
-            return function(*args, **kwargs)
+            return function(*args, **kwargs), None
+        except ApiError as error:
+            return None, error.with_traceback(None)
         finally:
             close_old_connections()
 
-    return sync_to_async(run, thread_sensitive=False)  # type: ignore[return-value]
+    in_thread = sync_to_async(run, thread_sensitive=False)
+
+    @wraps(function)
+    async def call(*args: Any, **kwargs: Any) -> Any:
+        result, error = await in_thread(*args, **kwargs)
+        if error is None:
+            return result
+        try:
+            raise error
+        finally:
+            del error  # a frame of the error's own traceback must not hold it (a cycle)
+
+    return call  # type: ignore[return-value]
 
 
 def _error_response(error: ApiError) -> JsonResponse:
