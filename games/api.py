@@ -179,7 +179,7 @@ class TablesView(APIView):
         table = services.create_table(
             caller(request), data["rules"], data["rated"], data["move_seconds"], data["seat"]
         )
-        return Response(selectors.table_data(selectors.table(table.pk)), status=201)
+        return Response(selectors.table_data(table), status=201)
 
 
 class TableView(APIView):
@@ -198,8 +198,8 @@ class TableJoinView(APIView):
     )
     def post(self, request: Request, table_id: int) -> Response:
         data = valid(SeatChoiceSerializer, request.data)
-        services.join_table(caller(request), table_id, data["seat"])
-        return Response(selectors.table_data(selectors.table(table_id)))
+        table = services.join_table(caller(request), table_id, data["seat"])
+        return Response(selectors.table_data(table))
 
 
 class TableLeaveView(APIView):
@@ -225,8 +225,8 @@ class TableBotsView(APIView):
     )
     def post(self, request: Request, table_id: int) -> Response:
         data = valid(SeatBotSerializer, request.data)
-        services.seat_bot(caller(request), table_id, data["bot"], data["seat"])
-        return Response(selectors.table_data(selectors.table(table_id)))
+        table = services.seat_bot(caller(request), table_id, data["bot"], data["seat"])
+        return Response(selectors.table_data(table))
 
 
 # --- Games ----------------------------------------------------------------------------------

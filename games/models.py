@@ -78,6 +78,11 @@ class Table(models.Model):
     deal_seed = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # What selectors.table_data shows beyond the row, given by selectors.tables() and by the
+    # seating services: the seats with their players, by seat, and the game's id.
+    seat_rows: list[TableSeat]
+    game_pk: int | None
+
     class Meta:
         indexes = [models.Index(fields=["status", "-created_at"])]
 

@@ -47,13 +47,14 @@ def table_seats(table: Table) -> list[dict[str, Any]]:
             "username": s.player.username if s.player else None,
             "is_bot": bool(s.player and s.player.is_bot),
         }
-        for s in table.seats.all()
+        for s in table.seat_rows
     ]
 
 
 def table_data(table: Table) -> dict[str, Any]:
-    """A table as the API shows it; ``table`` comes from :func:`tables` (its game's id and
-    its seats' players are loaded with it)."""
+    """A table as the API shows it; ``table`` comes from :func:`tables` or from a seating
+    service (``seat_rows``: its seats with their players, by seat; ``game_pk``: its game's
+    id; its creator loaded with it)."""
     return {
         "id": table.pk,
         "status": table.status,
@@ -74,7 +75,7 @@ def tables(status: str | None) -> QuerySet[Table]:
     queryset = (
         Table.objects.select_related("created_by")
         .annotate(game_pk=F("game__pk"))
-        .prefetch_related(Prefetch("seats", queryset=seats))
+        .prefetch_related(Prefetch("seats", queryset=seats, to_attr="seat_rows"))
     )
     if status:
         queryset = queryset.filter(status=status)

@@ -177,23 +177,46 @@ def create_table(
             seat_count=parsed.players,
             deal_seed=deal_seed,
         )
-        TableSeat.objects.bulk_create(TableSeat(table=table, seat=s) for s in range(parsed.players))
+        seats = TableSeat.objects.bulk_create(
+            TableSeat(table=table, seat=s) for s in range(parsed.players)
+        )
+        _shown_with(table, seats)
         if seat is not None:
-            _sit(table, creator, seat)
+            _sit(table, creator, seat, seats)
     return table
 
 
+def _shown_with(table: Table, seats: list[TableSeat], game: Game | None = None) -> None:
+    """Give ``table`` what ``selectors.table_data`` shows of it beyond its row (as
+    ``selectors.tables`` loads it): its seats with their players, by seat, and its game's
+    id. The seating services return their table so, and the views show it without
+    reading it again."""
+    table.seat_rows = seats
+    table.game_pk = None if game is None else game.pk
+
+
 def _locked_table(table_id: int) -> Table:
-    # Seating changes of one table are serialised by this row lock.
-    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    # Seating changes of one table are serialised by this row lock (of the table's row
+    # alone: its creator comes with it, to be shown, and is not locked).
+    table = (
+        Table.objects.select_for_update(of=("self",))
+        .select_related("created_by")
+        .filter(pk=table_id)
+        .first()
+    )
     if table is None:
         raise ApiError(404, "not_found", "No such table.")
     return table
 
 
-def _sit(table: Table, player: Player, seat: int | None) -> None:
-    """Seat ``player`` (at ``seat`` or the first free one); start the game when full."""
-    seats = list(TableSeat.objects.filter(table=table).order_by("seat"))
+def _seats(table: Table) -> list[TableSeat]:
+    """The table's seats with their players, by seat."""
+    return list(TableSeat.objects.filter(table=table).select_related("player").order_by("seat"))
+
+
+def _sit(table: Table, player: Player, seat: int | None, seats: list[TableSeat]) -> None:
+    """Seat ``player`` (at ``seat`` or the first free one) in ``seats`` (``_seats``, or the
+    new table's); start the game when full. The table is then as ``_shown_with`` says."""
     if seat is not None and not 0 <= seat < table.seat_count:
         raise ApiError(
             400,
@@ -218,14 +241,13 @@ def _sit(table: Table, player: Player, seat: int | None) -> None:
     target = free[0] if seat is None else seats[seat]
     target.player = player
     target.save(update_fields=["player"])
-    if len(free) == 1:
-        start_game(table)
+    _shown_with(table, seats, start_game(table, seats) if len(free) == 1 else None)
 
 
 def join_table(player: Player, table_id: int, seat: int | None) -> Table:
     with transaction.atomic():
         table = _locked_table(table_id)
-        _sit(table, player, seat)
+        _sit(table, player, seat, _seats(table))
     return table
 
 
@@ -255,17 +277,17 @@ def seat_bot(caller: Player, table_id: int, bot: str, seat: int | None) -> Table
             if found.owner_id != caller.pk:
                 raise ApiError(403, "not_bot_owner", "You can seat only bots you own.")
             player = found
-        _sit(table, player, seat)
+        _sit(table, player, seat, _seats(table))
     return table
 
 
 # --- Games ----------------------------------------------------------------------------------
 
 
-def start_game(table: Table) -> Game:
-    """Deal the table's game (inside the seating transaction) and announce it on commit."""
+def start_game(table: Table, seats: list[TableSeat]) -> Game:
+    """Deal the table's game (inside the seating transaction, ``seats`` as ``_seats`` gives
+    them) and announce it on commit."""
     engine = Engine.new(table.rules, seed=table.deal_seed or secrets.token_hex(16))
-    seats = list(TableSeat.objects.filter(table=table).select_related("player").order_by("seat"))
     game = Game.objects.create(
         table=table,
         rules=table.rules,
@@ -702,8 +724,9 @@ def start_seated_game(
             raise ApiError(
                 400, "invalid", f"These rules seat {table.seat_count} players, not {len(players)}."
             )
+        seats = table.seat_rows
         for seat, player in enumerate(players):
-            _sit(table, player, seat)
+            _sit(table, player, seat, seats)
         return Game.objects.get(table=table)
 
 

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games import selectors, services
-from games.models import Game
+from games.models import Game, Table
 
 pytestmark = pytest.mark.django_db
 
@@ -53,3 +53,34 @@ def test_it_reads_one_table_in_two_queries() -> None:
     assert len(queries) == 2
     assert shown["rated"] is False and shown["move_seconds"] == 30 and shown["game"] is None
     assert [s["username"] for s in shown["seats"]] == [None, None, "ann"]  # type: ignore[index]
+
+
+def shown_without_queries(table: Table) -> dict[str, object]:
+    with CaptureQueriesContext(connection) as queries:
+        shown = selectors.table_data(table)
+    assert len(queries) == 0
+    return shown
+
+
+def test_it_shows_the_table_a_seating_service_returns_as_a_read_of_it_would() -> None:
+    ann, _ = services.register_player("ann", "a long pass phrase")
+    bob, _ = services.register_player("bob", "a long pass phrase")
+    owner, _ = services.register_player("owner", "a long pass phrase")
+    services.create_bot_player(owner, "owned-bot")
+
+    created = services.create_table(owner, "classic", False, 30, None)
+    assert shown_without_queries(created) == selectors.table_data(selectors.table(created.pk))
+    steps = [
+        services.join_table(ann, created.pk, 2),
+        services.seat_bot(owner, created.pk, "owned-bot", None),
+        services.join_table(bob, created.pk, None),  # the last seat: the game starts
+    ]
+    shown = [shown_without_queries(table) for table in steps]
+
+    assert shown[-1] == selectors.table_data(selectors.table(created.pk))
+    assert [s["username"] for s in shown[0]["seats"]] == [None, None, "ann"]  # type: ignore[index]
+    assert [s["username"] for s in shown[1]["seats"]] == ["owned-bot", None, "ann"]  # type: ignore[index]
+    assert shown[1]["seats"][0]["is_bot"] is True  # type: ignore[index]
+    assert shown[1]["game"] is None and shown[1]["status"] == "open"
+    assert shown[2]["game"] == Game.objects.get(table=created).pk
+    assert shown[2]["status"] == "playing" and shown[2]["created_by"] == "owner"
