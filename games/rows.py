@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from weakref import WeakKeyDictionary
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
@@ -62,13 +62,24 @@ def load_one(model: type[M], sql: str, params: Sequence[Any]) -> M | None:
     with ``%s`` placeholders. The select list names the model's table, so ``sql`` must name
     it too, without an alias.
     """
-    columns, attnames, _ = _shape(model, connection.vendor)
+    found = load_row([model], sql, params)
+    return None if found is None else cast(M, found[0])
+
+
+def load_row(models: Sequence[type[Model]], sql: str, params: Sequence[Any]) -> list[Model] | None:
+    """The first row of ``SELECT <each model's columns> <sql>`` as one instance of each of
+    ``models`` (a join: their tables named in ``sql``, without aliases), or None."""
+    shapes = [_shape(model, connection.vendor) for model in models]
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {columns} {sql}", params)
+        cursor.execute(f"SELECT {', '.join(columns for columns, _, _ in shapes)} {sql}", params)
         row = cursor.fetchone()
     if row is None:
         return None
-    values = list(row)
-    for position, column, convert in _converters(model):
-        values[position] = convert(values[position], column, connection)
-    return model.from_db(connection.alias, attnames, values)
+    instances, start = [], 0
+    for model, (_, attnames, _) in zip(models, shapes, strict=True):
+        values = list(row[start : start + len(attnames)])
+        start += len(attnames)
+        for position, column, convert in _converters(model):
+            values[position] = convert(values[position], column, connection)
+        instances.append(model.from_db(connection.alias, attnames, values))
+    return instances

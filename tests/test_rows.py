@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from games.auth import issue_token
 from games.models import ApiToken, Player
-from games.rows import load_one
+from games.rows import load_one, load_row
 
 pytestmark = pytest.mark.django_db
 
@@ -50,3 +50,20 @@ def test_it_loads_an_instance_that_saves_as_an_update() -> None:
 
     assert Player.objects.get(pk=player.pk).first_name == "Sam"
     assert Player.objects.count() == 1
+
+
+def test_it_loads_one_instance_of_each_model_from_a_joined_row() -> None:
+    player = Player.objects.create_user("joined", password="a long pass phrase")
+    token, _ = issue_token(player, ["play"], "phone")
+    tokens, players = ApiToken._meta.db_table, Player._meta.db_table
+
+    loaded = load_row(
+        [ApiToken, Player],
+        f"FROM {tokens} JOIN {players} ON {players}.id = {tokens}.player_id WHERE {tokens}.id = %s",
+        [token.pk],
+    )
+
+    assert loaded is not None
+    assert field_values(loaded[0]) == field_values(ApiToken.objects.get(pk=token.pk))
+    assert field_values(loaded[1]) == field_values(Player.objects.get(pk=player.pk))
+    assert load_row([ApiToken, Player], f"FROM {tokens} JOIN {players} ON false", []) is None
