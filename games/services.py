@@ -214,9 +214,10 @@ def _seats(table: Table) -> list[TableSeat]:
     return list(TableSeat.objects.filter(table=table).select_related("player").order_by("seat"))
 
 
-def _sit(table: Table, player: Player, seat: int | None, seats: list[TableSeat]) -> None:
+def _sit(table: Table, player: Player, seat: int | None, seats: list[TableSeat]) -> Game | None:
     """Seat ``player`` (at ``seat`` or the first free one) in ``seats`` (``_seats``, or the
-    new table's); start the game when full. The table is then as ``_shown_with`` says."""
+    new table's); start the game when full and return it. The table is then as
+    ``_shown_with`` says."""
     if seat is not None and not 0 <= seat < table.seat_count:
         raise ApiError(
             400,
@@ -241,7 +242,9 @@ def _sit(table: Table, player: Player, seat: int | None, seats: list[TableSeat])
     target = free[0] if seat is None else seats[seat]
     target.player = player
     target.save(update_fields=["player"])
-    _shown_with(table, seats, start_game(table, seats) if len(free) == 1 else None)
+    game = start_game(table, seats) if len(free) == 1 else None
+    _shown_with(table, seats, game)
+    return game
 
 
 def join_table(player: Player, table_id: int, seat: int | None) -> Table:
@@ -724,10 +727,11 @@ def start_seated_game(
             raise ApiError(
                 400, "invalid", f"These rules seat {table.seat_count} players, not {len(players)}."
             )
-        seats = table.seat_rows
+        seats, game = table.seat_rows, None
         for seat, player in enumerate(players):
-            _sit(table, player, seat, seats)
-        return Game.objects.get(table=table)
+            game = _sit(table, player, seat, seats)
+        assert game is not None  # the last seat filled started it
+        return game
 
 
 def adjudicate_game(game_id: int) -> Game | None:
