@@ -68,14 +68,19 @@ def table_data(table: Table) -> dict[str, Any]:
     }
 
 
+def seats_with_players() -> QuerySet[TableSeat]:
+    """Table seats with their players, by seat: a table's ``seat_rows`` (see :func:`tables`
+    and the seating services)."""
+    return TableSeat.objects.select_related("player")
+
+
 def tables(status: str | None) -> QuerySet[Table]:
     """Tables with what :func:`table_data` shows, in two queries however many tables: the
     tables with their creators and games' ids, then their seats with their players."""
-    seats = TableSeat.objects.select_related("player")
     queryset = (
         Table.objects.select_related("created_by")
         .annotate(game_pk=F("game__pk"))
-        .prefetch_related(Prefetch("seats", queryset=seats, to_attr="seat_rows"))
+        .prefetch_related(Prefetch("seats", queryset=seats_with_players(), to_attr="seat_rows"))
     )
     if status:
         queryset = queryset.filter(status=status)

@@ -44,7 +44,7 @@ from games.models import (
     TableSeat,
 )
 from games.rows import load_one
-from games.selectors import game_view, stream_line, your_turn_line
+from games.selectors import game_view, seats_with_players, stream_line, your_turn_line
 
 HOUSE_BOTS = ("house:random", "house:heuristic", "house:strong")
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -210,8 +210,7 @@ def _locked_table(table_id: int) -> Table:
 
 
 def _seats(table: Table) -> list[TableSeat]:
-    """The table's seats with their players, by seat."""
-    return list(TableSeat.objects.filter(table=table).select_related("player").order_by("seat"))
+    return list(seats_with_players().filter(table=table))
 
 
 def _sit(table: Table, player: Player, seat: int | None, seats: list[TableSeat]) -> Game | None:
