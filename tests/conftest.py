@@ -17,6 +17,7 @@ import pytest
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.db.models import F
 
 from config.health import HEARTBEAT_KEY, MOVE_TIMER_KEY
 from tests.support import ROOT, VENV_BIN, clean_env, start_process, stop_process_group, wait_until
@@ -214,10 +215,11 @@ def _games_at_rest_before_the_flush(
 
     The suite's worker (and its beat) outlive each test: house bots and the move
     timer would go on writing to those games while pytest-django's flush truncates the
-    tables, and PostgreSQL then breaks the flush as a deadlock. Every writer re-reads the
-    game under its row lock and leaves a finished game alone, so once this update has
-    committed (it waits for any writer holding the row) only a transaction already past
-    that check can still be running; the pause lets it finish.
+    tables, and PostgreSQL then breaks the flush as a deadlock. Every writer leaves a
+    finished game alone, and writes only if the game's version is still the one it read:
+    this update bumps the version, so once it has committed (it waits for any writer
+    holding the row) no change read before it can be written, and only a write already
+    under way can still be running; the pause lets it finish.
     """
     yield
     marker = request.node.get_closest_marker("django_db")
@@ -230,7 +232,9 @@ def _games_at_rest_before_the_flush(
     running = Tournament.objects.filter(status=Tournament.Status.RUNNING)
     stopped = running.update(status=Tournament.Status.FINISHED)
     if (
-        Game.objects.filter(status=Game.Status.PLAYING).update(status=Game.Status.FINISHED)
+        Game.objects.filter(status=Game.Status.PLAYING).update(
+            status=Game.Status.FINISHED, version=F("version") + 1
+        )
         or stopped
     ):
         time.sleep(0.3)
