@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
@@ -18,7 +18,7 @@ from games.batch import write_change
 from games.models import Game, GameEvent, Player, PlayerMessage
 from tests.game_helpers import choose_action
 from tests.support import wait_until
-from tests.test_move_timeouts import game_of, humans
+from tests.test_move_timeouts import game_of, humans, row_held_by_another_change
 
 
 def event_and_message(game: Game) -> tuple[GameEvent, PlayerMessage]:
@@ -80,36 +80,19 @@ def test_it_applies_an_overtaken_action_again_on_the_new_state() -> None:
     player = Player.objects.get(pk=game.seats[seat]["player_id"])
     action = choose_action(selectors.game_view_for(game.pk, player), random.Random(5))
     read_version = game.version
-    holding, release = threading.Event(), threading.Event()
-
-    def another_change_holding_the_row() -> None:
-        try:
-            with transaction.atomic():
-                Game.objects.filter(pk=game.pk).update(version=F("version") + 1)
-                holding.set()
-                release.wait(timeout=60)
-        finally:
-            connections.close_all()
-
-    holder = threading.Thread(target=another_change_holding_the_row)
-    holder.start()
     outcome: dict[str, object] = {}
 
     def submit() -> None:
         try:
             outcome["result"] = services.submit_action(player, game.pk, action, None)
         finally:
-            connections.close_all()
+            connection.close()
 
-    assert holding.wait(timeout=30)
     submitter = threading.Thread(target=submit)
-    submitter.start()
-    try:
+    with row_held_by_another_change(game.pk, version=F("version") + 1):
+        submitter.start()
         # The submitter's write waits for the holder's row lock.
-        wait_until(lambda: lock_waiters(game.pk) > 0, timeout=20, what="the write to wait")
-    finally:
-        release.set()
-        holder.join()
+        wait_until(lambda: lock_waiters() > 0, timeout=20, what="the write to wait")
     submitter.join(timeout=30)
 
     status, view = outcome["result"]  # type: ignore[misc]
@@ -121,7 +104,7 @@ def test_it_applies_an_overtaken_action_again_on_the_new_state() -> None:
     assert moves.filter(type=action["type"]).count() == 1
 
 
-def lock_waiters(game_id: int) -> int:
+def lock_waiters() -> int:
     """Sessions waiting for a lock while updating ``games_game``."""
     time.sleep(0.05)
     with connection.cursor() as cursor:

@@ -4,9 +4,11 @@ game whose row is locked."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -41,6 +43,31 @@ def game_of(players: list[Player | str], move_seconds: int, rules: Any = "classi
         else:
             services.seat_bot(owner, table.pk, who, seat)
     return Game.objects.get(table=table)
+
+
+@contextlib.contextmanager
+def row_held_by_another_change(game_id: int, **changes: Any) -> Iterator[None]:
+    """Inside: another connection's transaction has updated the game's row with
+    ``changes`` and holds its lock; it commits on leaving."""
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                Game.objects.filter(pk=game_id).update(**changes)
+                holding.set()
+                release.wait(timeout=60)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert holding.wait(timeout=30)
+        yield
+    finally:
+        release.set()
+        holder.join()
 
 
 def timeout_events(game_id: int) -> list[dict[str, Any]]:
@@ -114,26 +141,12 @@ def test_it_plays_for_late_seats_once_beat_is_back(celery_worker: WorkerInfo) ->
     connection.vendor != "postgresql", reason="SQLite has no row locks: one writer at a time"
 )
 def test_it_skips_a_game_whose_row_is_locked_without_waiting() -> None:
-    """A move holding the row: the move timer goes on to the next game, and finds this one
-    at its next look if it is still overdue."""
+    """A change holding the row (a timeout, a ruling; a move holds it only while its one
+    statement runs): the move timer goes on to the next game, and finds this one at its
+    next look if it is still overdue."""
     game = game_of(humans("locked"), move_seconds=3600)
-    locked, release = threading.Event(), threading.Event()
-
-    def hold_the_row_lock() -> None:
-        try:  # the overdue deadline is written under the lock: the suite's timer cannot see it
-            with transaction.atomic():
-                Game.objects.filter(pk=game.pk).update(
-                    deadline=timezone.now() - timedelta(seconds=1)
-                )
-                locked.set()
-                release.wait(timeout=60)
-        finally:
-            connection.close()
-
-    holder = threading.Thread(target=hold_the_row_lock)
-    holder.start()
-    try:
-        assert locked.wait(timeout=30)
+    # The overdue deadline is written under the lock: the suite's timer cannot see it.
+    with row_held_by_another_change(game.pk, deadline=timezone.now() - timedelta(seconds=1)):
         with connection.cursor() as cursor:  # waiting for the lock would fail here
             cursor.execute("SET lock_timeout = '2s'")
         try:
@@ -141,9 +154,6 @@ def test_it_skips_a_game_whose_row_is_locked_without_waiting() -> None:
         finally:
             with connection.cursor() as cursor:
                 cursor.execute("RESET lock_timeout")
-    finally:
-        release.set()
-        holder.join()
 
     assert skipped is False
     assert timeout_events(game.pk) == []
