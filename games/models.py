@@ -239,7 +239,9 @@ class GamePlayer(models.Model):
 class GameEvent(models.Model):
     """One event of a game. ``public`` events go to everyone; others to ``seat_mask`` seats."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    # No index of its own: the unique constraint's index starts with the game (an index
+    # more to update for every event a move writes).
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events", db_index=False)
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=20)
     at = models.DateTimeField()
@@ -260,7 +262,11 @@ class GameEvent(models.Model):
 class PlayerMessage(models.Model):
     """A line for a player's ``/api/v1/stream`` (``game_start``, ``your_turn``, ...)."""
 
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="messages")
+    # No index of its own: the (player, id) index starts with the player (an index more to
+    # update for every message a move writes).
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="messages", db_index=False
+    )
     type = models.CharField(max_length=30)
     payload = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True)
