@@ -516,8 +516,12 @@ def _apply(game: Game, engine: Engine, seat: int, action: Mapping[str, Any]) -> 
     _record_change(game, engine, events)
 
 
-def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
+def _record_change(
+    game: Game, engine: Engine, events: list[Event], also_changed: Sequence[str] = ()
+) -> None:
     """Store the engine's new state, the events and the stream messages; announce on commit.
+    ``also_changed``: the game's fields the caller changed beyond those of every change
+    (:data:`CHANGING_FIELDS`) and those of the end.
 
     The one place where concurrent changes of a game are kept apart: the write is
     conditional on the game's ``version`` being still the one this change read, so of two
@@ -548,7 +552,8 @@ def _record_change(game: Game, engine: Engine, events: list[Event]) -> None:
     # The end also updates the seats' results and the table: one transaction then.
     with transaction.atomic() if finished else contextlib.nullcontext():
         messages = _finish(game, engine.standings()) if finished else _turn_messages(game, engine)
-        _store(game, CHANGING_FIELDS, [*event_rows, *journal, *messages], read_version)
+        fields = [*CHANGING_FIELDS, *(FINISHING_FIELDS if finished else ()), *also_changed]
+        _store(game, fields, [*event_rows, *journal, *messages], read_version)
         if not finished:  # (_finish's hook waits for the commit of its transaction)
             _turns_started_on_commit(game, engine)
         # The turn or finish messages are all this change wrote: their lines ride with the
@@ -575,19 +580,11 @@ def _detached_journal(game: Game, engine: Engine) -> list[GameJournalPart]:
     return [GameJournalPart(game=game, number=engine.hand_number - 1, data=data)]
 
 
-CHANGING_FIELDS = [
-    "state",
-    "version",
-    "last_seq",
-    "phase",
-    "hand_number",
-    "to_act",
-    "deadline",
-    "status",
-    "finished_at",
-    "result",
-    "seats",
-]
+#: The game row's columns every change writes; the others only when they change (each
+#: column written is a parameter to prepare, and a JSON one a value to encode, every move).
+CHANGING_FIELDS = ["state", "version", "last_seq", "phase", "hand_number", "to_act", "deadline"]
+#: The columns the end writes too.
+FINISHING_FIELDS = ["status", "finished_at", "result"]
 
 
 def _finish(game: Game, outcome: Outcome) -> list[PlayerMessage]:
@@ -712,6 +709,7 @@ def expire_turns(game_id: int) -> bool:
         engine = Engine.from_json(game.state)
         seated = {gp.seat: gp for gp in game.players.select_related("player")}
         events: list[Event] = []
+        handed_over = False
         for seat in engine.to_act():
             if seat not in engine.to_act():  # an earlier fallback settled this seat's step
                 continue
@@ -730,9 +728,10 @@ def expire_turns(game_id: int) -> bool:
                 gp.replaced_by = bot
                 changed.append("replaced_by")
                 game.hand_over_seat(seat, bot)
+                handed_over = True
                 events.append(Event("seat_handover", {"seat": seat, "to": bot.username}))
             gp.save(update_fields=changed)
-        _record_change(game, engine, events)
+        _record_change(game, engine, events, ["seats"] if handed_over else [])
     return True
 
 
@@ -829,6 +828,7 @@ def _adjudicate_once(game_id: int) -> Game | None:
         game.rated = False
         game.to_act = []
         messages = _finish(game, outcome)
-        _store(game, [*CHANGING_FIELDS, "rated"], [*event_rows, *messages], read_version)
+        fields = [*CHANGING_FIELDS, *FINISHING_FIELDS, "rated"]
+        _store(game, fields, [*event_rows, *messages], read_version)
         _publish_on_commit(game, {m.player_id for m in messages} | set(players.values()), messages)
     return game
