@@ -8,7 +8,6 @@ their ``cls`` attribute.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -28,6 +27,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config import json_codec
 from config.api_errors import ApiError, error_body
 from games import realtime, selectors, services
 from games.auth import IsAuthenticated, authenticate_header, require_scope
@@ -453,7 +453,7 @@ class StreamDoc(APIView):
 
 
 def _line(data: dict[str, Any]) -> bytes:
-    return (json.dumps(data, default=str, separators=(",", ":")) + "\n").encode()
+    return json_codec.dumps(data) + b"\n"
 
 
 def _log_late_line(player: Player, message_id: int, created_at: Any) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 
+from config.json_codec import JSONField
+
 
 class Player(AbstractUser):
     """An account: a human, a bot account owned by a human, or a house bot (``house:...``)."""
@@ -45,7 +47,7 @@ class ApiToken(models.Model):
     name = models.CharField(max_length=100, blank=True)
     key_hash = models.CharField(max_length=64, unique=True)
     key_prefix = models.CharField(max_length=12)
-    scopes = models.JSONField(default=list)
+    scopes = JSONField(default=list)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
@@ -66,7 +68,7 @@ class Table(models.Model):
         Player, null=True, on_delete=models.SET_NULL, related_name="tables_created"
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
-    rules = models.JSONField()
+    rules = JSONField()
     rated = models.BooleanField(default=True)
     move_seconds = models.PositiveIntegerField(default=60)
     seat_count = models.PositiveSmallIntegerField()
@@ -113,7 +115,7 @@ class Game(models.Model):
         FINISHED = "finished"
 
     table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="game")
-    rules = models.JSONField()
+    rules = JSONField()
     rated = models.BooleanField(default=True)
     move_seconds = models.PositiveIntegerField()
     seed = models.CharField(max_length=64)
@@ -123,16 +125,16 @@ class Game(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
     phase = models.CharField(max_length=10)
     hand_number = models.PositiveIntegerField(default=1)
-    to_act = models.JSONField(default=list)
+    to_act = JSONField(default=list)
     deadline = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    result = models.JSONField(null=True, blank=True)
+    result = JSONField(null=True, blank=True)
     # Who sits where, kept on the row so that an action or a view needs no join:
     # [{"seat", "player_id", "username", "is_bot", "acting_player_id", "played_by"}].
     # GamePlayer holds the same seats for histories; change both together (a house bot
     # taking over a seat sets acting_player_id and played_by).
-    seats = models.JSONField(default=list)
+    seats = JSONField(default=list)
 
     class Meta:
         indexes = [
@@ -245,7 +247,7 @@ class GameEvent(models.Model):
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=20)
     at = models.DateTimeField()
-    payload = models.JSONField()
+    payload = JSONField()
     public = models.BooleanField(default=True)
     seat_mask = models.PositiveIntegerField(default=0)
 
@@ -268,7 +270,7 @@ class PlayerMessage(models.Model):
         Player, on_delete=models.CASCADE, related_name="messages", db_index=False
     )
     type = models.CharField(max_length=30)
-    payload = models.JSONField()
+    payload = JSONField()
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

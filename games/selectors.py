@@ -18,6 +18,7 @@ from django.db.models import F, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
+from config import json_codec
 from config.api_errors import ApiError
 from games.engine import Game as Engine
 from games.models import (
@@ -322,10 +323,10 @@ def stream_lines_after(
 def stream_line(message_type: str, payload: str | dict[str, Any]) -> bytes:
     """A stream message's NDJSON line, ``{"type": ..., **payload}``; a payload given as JSON
     text is spliced in, not decoded and encoded again."""
-    text = payload if isinstance(payload, str) else json.dumps(payload, default=str)
+    text = payload.encode() if isinstance(payload, str) else json_codec.dumps(payload)
     body = text.strip()[1:].lstrip()
-    head = '{"type":' + json.dumps(message_type)
-    return (head + ("," if body != "}" else "") + body + "\n").encode()
+    head = b'{"type":' + json_codec.dumps(message_type)
+    return head + (b"," if body != b"}" else b"") + body + b"\n"
 
 
 def pending_turns(player: Player) -> list[dict[str, Any]]:
