@@ -56,7 +56,6 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import json
 import os
 import random
 import resource
@@ -72,6 +71,7 @@ from functools import partial
 from typing import Any
 
 import aiohttp
+import orjson
 from common import BIN, ROOT, free_port, fresh_database, percentile, process_cpu_seconds
 
 DB_NAME = "sergeant_bench"
@@ -139,7 +139,7 @@ async def call(
         body = await response.read()
         latency = time.perf_counter() - started
         response.raise_for_status()
-        return json.loads(body), latency, server_seconds(response.headers)
+        return orjson.loads(body), latency, server_seconds(response.headers)
 
 
 async def register(http: aiohttp.ClientSession, name: str) -> str:
@@ -370,7 +370,7 @@ async def play_games(
                     return
                 if not line.strip():
                     continue
-                message = json.loads(line)
+                message = orjson.loads(line)
                 if message["type"] == "game_finish":
                     finished[message["game"]].set()
                 if message["type"] != "your_turn":
