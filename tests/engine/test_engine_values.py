@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import pickle
 import struct
+from dataclasses import FrozenInstanceError
 from hashlib import sha256
 
 import pytest
@@ -230,6 +231,33 @@ def test_it_rejects_unknown_presets_options_and_bad_values(data: object, message
     with pytest.raises(RulesError, match=message) as raised:
         Rules.from_dict(data)
     assert isinstance(raised.value, ValueError)
+
+
+def test_it_makes_one_frozen_rules_object_for_the_same_rules() -> None:
+    rules = Rules.from_dict({"preset": "classic", "max_hands": 2})
+
+    assert Rules.from_preset("classic", max_hands=2) is rules
+    assert Rules.from_preset("classic") is not rules
+    with pytest.raises(FrozenInstanceError):
+        rules.max_hands = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("option", "valid", "equal_but_bad"),
+    [
+        ("max_hands", 1, True),
+        ("max_hands", 2, 2.0),
+        ("exchange_before_trump", False, 0),
+        ("one_up_two_down", "sequential", ["sequential"]),
+    ],
+)
+def test_it_refuses_a_bad_value_equal_to_a_valid_one_made_before(
+    option: str, valid: object, equal_but_bad: object
+) -> None:
+    Rules.from_preset("classic", **{option: valid})
+
+    with pytest.raises(RulesError, match=option):
+        Rules.from_preset("classic", **{option: equal_but_bad})
 
 
 def test_it_keeps_only_overridden_options_in_to_dict() -> None:
