@@ -178,7 +178,7 @@ class Hub:
         while True:
             client = redis.Redis.from_url(settings.REDIS_URL, client_name=listener_name())
             pubsub = client.pubsub()
-            own = process_tag()  # this thread does not outlive a fork
+            own = process_tag().encode() + b"\n"  # this thread does not outlive a fork
             try:
                 pubsub.subscribe(REDIS_CHANNEL)
                 for message in pubsub.listen():
@@ -186,9 +186,10 @@ class Hub:
                         self.subscribed.set()
                     if message["type"] != "message":
                         continue
-                    origin, woken = read_wire_message(message["data"])
-                    if origin != own:  # our own waiters were woken at publish
-                        self._wake(woken, woken)
+                    if message["data"].startswith(own):  # woken at publish: not read again
+                        continue
+                    _, woken = read_wire_message(message["data"])
+                    self._wake(woken, woken)
             except Exception:
                 self.subscribed.clear()
                 logger.exception("pub/sub listener failed; reconnecting")
