@@ -20,7 +20,6 @@ from bots.outbound import ReplyTooLarge, Unresolvable, UnsafeUrl, post, resolve_
 from bots.sdk import SIGNATURE_HEADER, signature
 from bots.strategies import choose_action
 from config.api_errors import ApiError
-from games.engine import Game as Engine
 from games.models import HOUSE_BOT_PREFIX, Game, Player
 from games.selectors import game_view
 from games.services import act_for_seat, create_bot_player, submit_action
@@ -87,7 +86,7 @@ def play_house_turn(game_id: int, seat: int, version: int, bot: str) -> int:
     give_up_at = time.monotonic() + HOUSE_CHAIN_SECONDS
     moves = 0
     while True:
-        view = Engine.from_json(game.state).view(seat)
+        view = game.engine().view(seat)
         if not view["legal_actions"]:
             return moves
         action = choose_action(bot, view, random.Random(), settings.HOUSE_BOT_BUDGET_SECONDS)
@@ -147,9 +146,7 @@ def push_turn_to_webhook(game_id: int, seat: int, version: int, player_id: int) 
         return "skipped"
     if game.status != Game.Status.PLAYING or game.version != version:
         return "skipped"
-    body = json.dumps(
-        game_view(game, Engine.from_json(game.state), seat), cls=DjangoJSONEncoder
-    ).encode()
+    body = json.dumps(game_view(game, game.engine(), seat), cls=DjangoJSONEncoder).encode()
     started = time.monotonic()
 
     def record(outcome: str, detail: str = "", status: int | None = None) -> str:

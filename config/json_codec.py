@@ -30,6 +30,11 @@ def dumps(value: Any) -> bytes:
     return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS)
 
 
+def loads(text: str | bytes) -> Any:
+    """The value of JSON ``text`` (an integer beyond 64 bits comes back as a float)."""
+    return orjson.loads(text)
+
+
 def _json_value(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 

@@ -7,10 +7,15 @@ transaction (see :func:`games.services.submit_action`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 
+from config import json_codec
 from config.json_codec import JSONField
+from games.engine import Game as Engine
 
 
 class Player(AbstractUser):
@@ -144,6 +149,17 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"game {self.pk} ({self.status})"
+
+    def engine(self, journal: Sequence[Mapping[str, Any]] | None = None) -> Engine:
+        """The engine at this game's ``state``, loaded as it was saved (nothing replayed);
+        ``journal``: see ``Engine.from_state``."""
+        return Engine.from_state(json_codec.loads(self.state), owned=True, journal=journal)
+
+    def set_state(self, engine: Engine) -> None:
+        """Save ``engine``'s state in ``state``. Through orjson, not the engine's own
+        ``to_json`` (the json module): the state is encoded and decoded on every move. It
+        holds no integer beyond 64 bits (card masks; the seed is a string)."""
+        self.state = json_codec.dumps(engine.to_state()).decode()
 
     def seat_of(self, player_id: int) -> int | None:
         """The seat of ``player_id`` in this game (as seated, even if a bot plays it now)."""

@@ -130,7 +130,7 @@ def whole_engine(game: Game, engine: Engine | None = None) -> Engine:
         return engine
     parts = GameJournalPart.objects.filter(game=game).order_by("number")
     journal = [json.loads(data) for data in parts.values_list("data", flat=True)]
-    return Engine.from_json(game.state, journal=journal)
+    return game.engine(journal)
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -152,7 +152,7 @@ def your_turn_line(game: Game, engine: Engine, seat: int) -> dict[str, Any]:
 
 def game_view_for(game_id: int, viewer: Player | None) -> dict[str, Any]:
     game = get_object_or_404(Game, pk=game_id)
-    return game_view(game, Engine.from_json(game.state), viewer_seat(game, viewer))
+    return game_view(game, game.engine(), viewer_seat(game, viewer))
 
 
 def visible_events(game: Game, seat: int | None) -> QuerySet[GameEvent]:
@@ -340,7 +340,7 @@ def pending_turns(player: Player) -> list[dict[str, Any]]:
     for gp in rows:
         if gp.seat in gp.game.to_act:
             game = gp.game
-            turns.append(your_turn_line(game, Engine.from_json(game.state), gp.seat))
+            turns.append(your_turn_line(game, game.engine(), gp.seat))
     return turns
 
 

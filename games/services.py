@@ -294,13 +294,12 @@ def start_game(table: Table, seats: list[TableSeat]) -> Game:
     """Deal the table's game (inside the seating transaction, ``seats`` as ``_seats`` gives
     them) and announce it on commit."""
     engine = Engine.new(table.rules, seed=table.deal_seed or secrets.token_hex(16))
-    game = Game.objects.create(
+    game = Game(
         table=table,
         rules=table.rules,
         rated=table.rated,
         move_seconds=table.move_seconds,
         seed=str(engine.seed),
-        state=engine.to_json(),
         phase=engine.phase,
         hand_number=engine.hand_number,
         to_act=engine.to_act(),
@@ -318,6 +317,8 @@ def start_game(table: Table, seats: list[TableSeat]) -> Game:
             if s.player is not None
         ],
     )
+    game.set_state(engine)
+    game.save(force_insert=True)
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status"])
     players = {s.seat: s.player_id for s in seats}
@@ -456,7 +457,7 @@ def _submit_once(
                 f"The game is at version {game.version}, not {expected_version}.",
                 version=game.version,
             )
-        engine = Engine.from_json(game.state)
+        engine = game.engine()
         acting = [s for s in seats if s in engine.to_act()]
         if not acting:
             raise ApiError(409, "not_your_turn", "It is not your turn.", to_act=engine.to_act())
@@ -493,7 +494,7 @@ def _act_for_seat_once(
         return None
     if expected_version is not None and expected_version != game.version:
         return None
-    engine = Engine.from_json(game.state)
+    engine = game.engine()
     _apply(game, engine, seat, action)
     return game
 
@@ -542,7 +543,7 @@ def _record_change(
     read_version = game.version
     event_rows = _event_rows(game, events)
     journal = _detached_journal(game, engine)
-    game.state = engine.to_json()
+    game.set_state(engine)
     game.version += 1
     game.phase = engine.phase
     game.hand_number = engine.hand_number
@@ -706,7 +707,7 @@ def expire_turns(game_id: int) -> bool:
             return False
         if game.deadline is None or game.deadline > timezone.now():
             return False
-        engine = Engine.from_json(game.state)
+        engine = game.engine()
         seated = {gp.seat: gp for gp in game.players.select_related("player")}
         events: list[Event] = []
         handed_over = False
@@ -819,7 +820,7 @@ def _adjudicate_once(game_id: int) -> Game | None:
         game = _game(game_id)
         if game.status == Game.Status.FINISHED:
             return None
-        engine = Engine.from_json(game.state)
+        engine = game.engine()
         outcome = dataclasses.replace(engine.standings(), reason="adjudicated")
         players = game.acting_players()
         event_rows = _event_rows(game, [Event("adjudicated", {"result": outcome.to_dict()})])
