@@ -26,17 +26,13 @@ from rest_framework.utils.encoders import JSONEncoder
 
 
 def dumps(value: Any) -> bytes:
-    """``value`` as compact UTF-8 JSON; a value of a type JSON has not, as its ``str()``."""
-    return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS)
+    """``value`` as compact UTF-8 JSON (a value of a type JSON has not is a ``TypeError``)."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
 def loads(text: str | bytes) -> Any:
     """The value of JSON ``text`` (an integer beyond 64 bits comes back as a float)."""
     return orjson.loads(text)
-
-
-def _json_value(value: Any) -> bytes:
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
 class JSONRenderer(renderers.JSONRenderer):
@@ -100,8 +96,8 @@ class JSONField(models.JSONField):  # type: ignore[type-arg]
         if connection.vendor == "postgresql":  # as Django's connection.ops.adapt_json_value
             from psycopg.types.json import Jsonb  # only there
 
-            return Jsonb(value, dumps=_json_value)
-        return _json_value(value).decode()
+            return Jsonb(value, dumps=dumps)
+        return dumps(value).decode()
 
     def from_db_value(self, value: Any, expression: Any, connection: BaseDatabaseWrapper) -> Any:
         if self.decoder is not None or not isinstance(value, str):

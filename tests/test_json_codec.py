@@ -76,8 +76,10 @@ def test_it_refuses_malformed_json_as_rest_framework_does(body: bytes) -> None:
         json_codec.JSONParser().parse(io.BytesIO(body), None, {})
 
 
-def test_it_makes_stream_lines_of_any_payload() -> None:
-    assert json_codec.dumps({"at": AWKWARD["day"], 1: [None]}) == b'{"at":"2026-11-25","1":[null]}'
+def test_it_encodes_json_values_compactly_and_refuses_others() -> None:
+    assert json_codec.dumps({"a": [1, None], 1: "é"}) == '{"a":[1,null],"1":"é"}'.encode()
+    with pytest.raises(TypeError):
+        json_codec.dumps({"a": object()})
 
 
 @pytest.mark.django_db
