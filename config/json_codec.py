@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 from django.db import models
 from django.db.backends.base.base import BaseDatabaseWrapper
+from psycopg.types.json import Jsonb  # psycopg is installed in either mode
 from rest_framework import parsers, renderers
 from rest_framework.exceptions import ParseError
 from rest_framework.utils.encoders import JSONEncoder
@@ -94,8 +95,6 @@ class JSONField(models.JSONField):  # type: ignore[type-arg]
         if not prepared:
             value = self.get_prep_value(value)
         if connection.vendor == "postgresql":  # as Django's connection.ops.adapt_json_value
-            from psycopg.types.json import Jsonb  # only there
-
             return Jsonb(value, dumps=dumps)
         return dumps(value).decode()
 
