@@ -617,10 +617,16 @@ def _finish(game: Game, outcome: Outcome) -> list[PlayerMessage]:
         )
         for p in dict.fromkeys(gp.player_id for gp in seated)
     ]
-    game_id, rated = game.pk, game.rated
+    # robust: the end is committed by the time this runs; a consumer that fails (its broker
+    # down, say) is logged by Django and must not turn the finishing move into a 500.
+    # Ratings and tournaments each have a periodic sweep that catches a game they missed.
     transaction.on_commit(
-        lambda: signals.game_finished.send(
-            sender=Game, game_id=game_id, rated=rated, standings=standings
+        partial(
+            signals.game_finished.send_robust,
+            sender=Game,
+            game_id=game.pk,
+            rated=game.rated,
+            standings=standings,
         )
     )
     return messages

@@ -7,7 +7,8 @@
 from django.dispatch import Signal
 
 #: A game ended. Keyword arguments: ``game_id``, ``rated`` and ``standings`` (a list of
-#: ``{"seat", "player_id", "rank", "score"}``; ranks as RULES.md, ties share a rank).
+#: ``{"seat", "player_id", "rank", "score"}``; ranks as RULES.md, ties share a rank). Sent
+#: with ``send_robust``: a receiver's error is logged and keeps from no other receiver.
 game_finished = Signal()
 
 #: A seat must act. Keyword arguments: ``game_id``, ``seat``, ``player_id``, ``username`` and

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import random
 from typing import Any
 
 import pytest
 
-from games import selectors, services, signals
+from games import realtime, selectors, services, signals
 from games.models import Game, Player
 from tests.game_helpers import choose_action
 
@@ -88,3 +91,45 @@ def test_it_announces_each_turn_after_commit() -> None:
             "version": 0,
         }
     ]
+
+
+def test_it_ends_the_game_when_a_receiver_of_the_announcement_fails() -> None:
+    """The end is committed before the announcement: a consumer that raises (its broker
+    down, say) is logged, and neither the finishing move, the other consumers nor the
+    seats' ``game_finish`` wake-ups suffer for it."""
+    players = [services.register_player(f"bad{i}", "correct horse battery")[0] for i in range(3)]
+    table = services.create_table(players[0], {"preset": "classic", "max_hands": 1}, True, 60, 0)
+    services.join_table(players[1], table.pk, None)
+    services.join_table(players[2], table.pk, None)
+    game_id = Game.objects.get(table=table).pk
+    received: list[int] = []
+
+    def failing(sender: Any, **kwargs: Any) -> None:
+        raise RuntimeError("the broker is down")
+
+    def later(sender: Any, **kwargs: Any) -> None:
+        received.append(kwargs["game_id"])
+
+    loop = asyncio.new_event_loop()
+
+    async def listen() -> tuple[contextlib.AbstractContextManager[Any], realtime.Waiter]:
+        listening = realtime.listening(realtime.player_channel(players[0].pk))
+        return listening, listening.__enter__()
+
+    listening, waiter = loop.run_until_complete(listen())
+
+    signals.game_finished.connect(failing)
+    signals.game_finished.connect(later)
+    try:
+        play_out(game_id, players, random.Random(3))  # its wake-ups wait in the loop's queue
+        assert loop.run_until_complete(waiter.wait(1.0))
+    finally:
+        signals.game_finished.disconnect(failing)
+        signals.game_finished.disconnect(later)
+        listening.__exit__(None, None, None)
+        loop.close()
+    lines = [line for _, line in waiter.take()[0]]
+
+    assert Game.objects.get(pk=game_id).status == Game.Status.FINISHED
+    assert received == [game_id]
+    assert json.loads(lines[-1])["type"] == "game_finish"
