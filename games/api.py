@@ -31,6 +31,7 @@ from config import json_codec
 from config.api_errors import ApiError, error_body
 from games import realtime, selectors, services
 from games.auth import IsAuthenticated, authenticate_header, require_scope
+from games.engine import PRESETS
 from games.models import ApiToken, Player
 from games.ratelimit import caller_key, hit
 from games.serializers import (
@@ -303,7 +304,7 @@ class PlayerGamesView(APIView):
     @extend_schema(
         operation_id="players_games",
         parameters=[
-            OpenApiParameter("rules", str, description="a preset name"),
+            OpenApiParameter("rules", str, enum=list(PRESETS), description="a preset name"),
             OpenApiParameter("result", str, enum=["win", "shared", "loss"]),
         ],
         responses={200: paginated(HistoryEntrySerializer), 404: ERROR},
@@ -312,7 +313,11 @@ class PlayerGamesView(APIView):
         result = request.query_params.get("result")
         if result not in (None, "win", "shared", "loss"):
             raise ApiError(400, "invalid", "result must be win, shared or loss.")
-        rows = selectors.player_history(username, request.query_params.get("rules"), result)
+        rules = request.query_params.get("rules")
+        if rules is not None and rules not in PRESETS:
+            # A misspelt preset would otherwise look like a player who never played it.
+            raise ApiError(400, "invalid", f"rules must be a preset: {', '.join(PRESETS)}.")
+        rows = selectors.player_history(username, rules, result)
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(rows, request, view=self)
         return paginator.get_paginated_response(selectors.history_entries(list(page or [])))
