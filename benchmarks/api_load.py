@@ -688,9 +688,11 @@ def main() -> None:
     )
     print(server_line(games))
     ratio, whole_ratio = (games[k] / base["per_second"] for k in ("per_second", "whole_per_second"))
+    # Three decimals and a verdict: rounded to two, 0.498 printed as a met "0.50".
     print(
-        f"moves/s vs baseline:     {ratio:8.2f}  (target ≥ 0.50; whole phases, openings "
-        f"included: {whole_ratio:.2f})"
+        f"moves/s vs baseline:     {ratio:8.3f}  (target ≥ 0.50: "
+        f"{'met' if ratio >= 0.5 else 'NOT met'}; whole phases, openings "
+        f"included: {whole_ratio:.3f})"
     )
     print(
         "  by round:              "
