@@ -28,7 +28,7 @@ import threading
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -58,6 +58,37 @@ def game_channel(game_id: int) -> str:
 
 def player_channel(player_id: int) -> str:
     return f"{CHANNEL_PREFIX}player:{player_id}"
+
+
+def game_of_channel(channel: str) -> int | None:
+    """The game a :func:`game_channel` names, or None for another channel."""
+    number = channel.removeprefix(f"{CHANNEL_PREFIX}game:")
+    return int(number) if number != channel and number.isdigit() else None
+
+
+#: Told of the channels of every change another process made, as its wake-up arrives, and
+#: told None when the subscription (re)starts (changes made meanwhile went unheard).
+ChangesElsewhere = Callable[[Iterable[str] | None], None]
+_changes_elsewhere: list[ChangesElsewhere] = []
+
+
+def on_changes_elsewhere(callback: ChangesElsewhere) -> None:
+    """Call ``callback`` from the subscription's thread (service mode); see the type."""
+    _changes_elsewhere.append(callback)
+
+
+def hears_changes_elsewhere() -> bool:
+    """Whether every change made by another process now reaches this one (service mode,
+    subscription up): till it drops, :func:`on_changes_elsewhere` callbacks miss none."""
+    return bool(settings.REDIS_URL) and _hub.subscribed.is_set()
+
+
+def _tell_changes_elsewhere(channels: Iterable[str] | None) -> None:
+    for callback in _changes_elsewhere:
+        try:
+            callback(channels)
+        except Exception:  # one consumer's bug must not stop the wake-ups
+            logger.exception("a listener of changes made elsewhere failed")
 
 
 def publish(channels: Iterable[str], lines: Mapping[str, Sequence[Line]] | None = None) -> None:
@@ -183,12 +214,14 @@ class Hub:
                 pubsub.subscribe(REDIS_CHANNEL)
                 for message in pubsub.listen():
                     if message["type"] == "subscribe":
+                        _tell_changes_elsewhere(None)  # what came before it went unheard
                         self.subscribed.set()
                     if message["type"] != "message":
                         continue
                     if message["data"].startswith(own):  # woken at publish: not read again
                         continue
                     _, woken = read_wire_message(message["data"])
+                    _tell_changes_elsewhere(woken)
                     self._wake(woken, woken)
             except Exception:
                 self.subscribed.clear()

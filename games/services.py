@@ -9,6 +9,7 @@ nothing, and is tried again from a fresh read (:func:`_until_written`).
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import hashlib
 import json
@@ -26,7 +27,7 @@ from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from config.api_errors import ApiError
-from games import realtime, signals
+from games import game_cache, realtime, signals
 from games.auth import BOT_SCOPES, HUMAN_SCOPES, issue_token
 from games.batch import write_change
 from games.engine import Game as Engine
@@ -411,11 +412,16 @@ def submit_action(
     With an idempotency key, the first response is stored with the change, and a retry of
     the same request gets it back without acting again.
     """
-    return _until_written(
-        partial(
-            _submit_once, player, game_id, action, expected_version, idempotency_key, fingerprint
+    tries = 0
+
+    def submit_once() -> tuple[int, dict[str, Any]]:
+        nonlocal tries
+        tries += 1  # the first try may start from the cached row, a try again never does
+        return _submit_once(
+            player, game_id, action, expected_version, idempotency_key, fingerprint, tries == 1
         )
-    )
+
+    return _until_written(submit_once)
 
 
 def _submit_once(
@@ -425,11 +431,32 @@ def _submit_once(
     expected_version: int | None,
     idempotency_key: str | None,
     fingerprint: str,
+    may_use_cache: bool,
+) -> tuple[int, dict[str, Any]]:
+    cached = game_cache.written_here.get(game_id) if may_use_cache else None
+    submit = partial(_submit_on, player, action, expected_version, idempotency_key, fingerprint)
+    if cached is None:
+        return submit(_game(game_id))
+    try:
+        return submit(cached)
+    except ApiError as error:
+        # The cached row may be stale: an answer other than a stored move (GameMoved) comes
+        # from a fresh read, the try again _until_written makes.
+        game_cache.written_here.drop([game_id])
+        raise GameMoved() from error
+
+
+def _submit_on(
+    player: Player,
+    action: Mapping[str, Any],
+    expected_version: int | None,
+    idempotency_key: str | None,
+    fingerprint: str,
+    game: Game,
 ) -> tuple[int, dict[str, Any]]:
     # A plain move is one statement (its write), in autocommit; an idempotent one also
     # stores its response, so the two go in one transaction.
     with transaction.atomic() if idempotency_key else contextlib.nullcontext():
-        game = _game(game_id)
         if idempotency_key:
             earlier = IdempotencyRecord.objects.filter(player=player, key=idempotency_key).first()
             if earlier is not None and earlier.created_at > timezone.now() - IDEMPOTENCY_TTL:
@@ -569,6 +596,10 @@ def _store(game: Game, fields: Sequence[str], rows: Sequence[Model], read_versio
     no longer at ``read_version``."""
     if not write_change(game, fields, rows, {"version": read_version}):
         raise GameMoved()
+    # As written, for a later move of the game in this process to start from (game_cache):
+    # once committed, as a version is then this row's for good. A row kept before a
+    # rollback could match the version of another change's row, and pass its check.
+    transaction.on_commit(partial(game_cache.written_here.put, copy.copy(game)))
 
 
 def _detached_journal(game: Game, engine: Engine) -> list[GameJournalPart]:
