@@ -58,22 +58,28 @@ def move(players: list[Player], game_id: int, rng: random.Random) -> dict[str, A
     return services.submit_action(players[seat], game_id, choose_action(view, rng), None)[1]
 
 
-def game_reads(queries: CaptureQueriesContext, game_id: int) -> list[str]:
+def game_with_a_kept_row(seed: int) -> tuple[list[Player], int, random.Random, Game]:
+    """A game whose first move this process made: the row it kept."""
+    players, game_id = three_players()
+    rng = random.Random(seed)
+    move(players, game_id, rng)
+    kept = cache.get(game_id)
+    assert kept is not None
+    return players, game_id, rng, kept
+
+
+def game_reads(queries: CaptureQueriesContext) -> list[str]:
     return [q["sql"] for q in queries.captured_queries if "FROM games_game WHERE id" in q["sql"]]
 
 
 def test_it_starts_the_next_move_from_the_row_it_wrote(subscribed: None) -> None:
-    players, game_id = three_players()
-    rng = random.Random(1)
-    move(players, game_id, rng)  # read from the database, then kept as written
-    kept = cache.get(game_id)
-    assert kept is not None
+    players, game_id, rng, kept = game_with_a_kept_row(1)
     assert kept.version == Game.objects.get(pk=game_id).version
 
     with CaptureQueriesContext(connection) as queries:
         after = move(players, game_id, rng)
 
-    assert game_reads(queries, game_id) == []  # the row came from the cache
+    assert game_reads(queries) == []  # the row came from the cache
     stored = Game.objects.get(pk=game_id)
     assert after["version"] == stored.version == kept.version + 1
     assert cache.get(game_id).state == stored.state  # type: ignore[union-attr]
@@ -91,15 +97,11 @@ def test_it_reads_the_game_when_the_cache_is_not_current() -> None:
     with CaptureQueriesContext(connection) as queries:
         move(players, game_id, rng)
 
-    assert len(game_reads(queries, game_id)) == 1
+    assert len(game_reads(queries)) == 1
 
 
 def test_it_plays_a_move_the_stale_row_refuses_on_the_fresh_row(subscribed: None) -> None:
-    players, game_id = three_players()
-    rng = random.Random(3)
-    move(players, game_id, rng)
-    stale = cache.get(game_id)
-    assert stale is not None
+    players, game_id, rng, stale = game_with_a_kept_row(3)
     # Another process plays the next move (its wake-up never reaches this one).
     game_cache.written_here.clear()
     move(players, game_id, rng)
@@ -121,11 +123,7 @@ def test_it_plays_a_move_the_stale_row_refuses_on_the_fresh_row(subscribed: None
 def test_it_stores_nothing_from_a_stale_row(subscribed: None) -> None:
     """A move the stale row allows but the game no longer does: not stored, and refused
     as the fresh row says."""
-    players, game_id = three_players()
-    rng = random.Random(4)
-    move(players, game_id, rng)
-    stale = cache.get(game_id)
-    assert stale is not None
+    players, game_id, rng, stale = game_with_a_kept_row(4)
     (stale_seat,) = stale.to_act
     view = selectors.game_view_for(game_id, players[stale_seat])
     cache.clear()
@@ -175,11 +173,7 @@ def test_it_forgets_every_game_when_the_subscription_starts_again(subscribed: No
 
 
 def test_it_keeps_no_row_of_a_change_rolled_back(subscribed: None) -> None:
-    players, game_id = three_players()
-    rng = random.Random(7)
-    move(players, game_id, rng)
-    kept = cache.get(game_id)
-    assert kept is not None
+    players, game_id, rng, kept = game_with_a_kept_row(7)
 
     with pytest.raises(RuntimeError), transaction.atomic():
         move(players, game_id, rng)
