@@ -26,6 +26,9 @@ import copy
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from functools import partial
+
+from django.db import transaction
 
 from games import realtime
 from games.models import Game
@@ -54,6 +57,14 @@ class GameCache:
         row = copy.copy(row)
         row.seats = [dict(seat) for seat in row.seats]
         return row
+
+    def keep_when_committed(self, game: Game) -> None:
+        """Keep ``game`` as just written, once its change commits: a version then names this
+        row for good (a row kept before a rollback could match the version of another
+        change's row, and pass its check). Nothing to copy where nothing is kept (the
+        workers, the embedded default)."""
+        if self._is_current():
+            transaction.on_commit(partial(self.put, copy.copy(game)))
 
     def put(self, row: Game) -> None:
         """Keep ``row`` as this process wrote it, once committed (not over a newer version of

@@ -9,7 +9,6 @@ nothing, and is tried again from a fresh read (:func:`_until_written`).
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
 import hashlib
 import json
@@ -596,10 +595,8 @@ def _store(game: Game, fields: Sequence[str], rows: Sequence[Model], read_versio
     no longer at ``read_version``."""
     if not write_change(game, fields, rows, {"version": read_version}):
         raise GameMoved()
-    # As written, for a later move of the game in this process to start from (game_cache):
-    # once committed, as a version is then this row's for good. A row kept before a
-    # rollback could match the version of another change's row, and pass its check.
-    transaction.on_commit(partial(game_cache.written_here.put, copy.copy(game)))
+    # For a later move of the game in this process to start from (game_cache).
+    game_cache.written_here.keep_when_committed(game)
 
 
 def _detached_journal(game: Game, engine: Engine) -> list[GameJournalPart]:
