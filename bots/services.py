@@ -19,7 +19,8 @@ from bots.models import BotAccount, WebhookDelivery
 from bots.outbound import ReplyTooLarge, Unresolvable, UnsafeUrl, post, resolve_target
 from bots.sdk import SIGNATURE_HEADER, signature
 from bots.strategies import choose_action
-from config.api_errors import ApiError
+from core.errors import DomainError, Invalid
+from games.errors import IllegalMove, TurnGone
 from games.models import HOUSE_BOT_PREFIX, Game, Player
 from games.selectors import game_view
 from games.services import act_for_seat, create_bot_player, submit_action
@@ -32,8 +33,7 @@ def create_bot_account(
 ) -> tuple[BotAccount, str]:
     """A bot account owned by ``owner``; returns it and its token key."""
     if mode == BotAccount.Mode.WEBHOOK and not webhook_url:
-        raise ApiError(
-            400,
+        raise Invalid(
             "invalid",
             "A webhook bot needs a webhook_url.",
             fields={"webhook_url": ["Required in webhook mode."]},
@@ -44,9 +44,7 @@ def create_bot_account(
         except Unresolvable:
             pass  # DNS may not be set up yet; checked again before every call
         except UnsafeUrl as error:
-            raise ApiError(
-                400, "invalid", str(error), fields={"webhook_url": [str(error)]}
-            ) from error
+            raise Invalid("invalid", str(error), fields={"webhook_url": [str(error)]}) from error
     with transaction.atomic():
         player, key = create_bot_player(owner, username)
         account = BotAccount.objects.create(
@@ -94,7 +92,7 @@ def play_house_turn(game_id: int, seat: int, version: int, bot: str) -> int:
         _chain.active = True
         try:
             moved = act_for_seat(game_id, seat, action, expected_version=version)
-        except ApiError as error:
+        except IllegalMove as error:
             # A house bot's illegal action is a bug: log it loudly; the move timer plays for it.
             log.error(
                 "house bot %s chose an illegal action %s in game %s: %s",
@@ -193,11 +191,11 @@ def push_turn_to_webhook(game_id: int, seat: int, version: int, player_id: int) 
         )
     try:
         submit_action(account.player, game_id, action, expected_version=version)
-    except ApiError as error:
-        stale = error.error_code in ("version_conflict", "not_your_turn", "game_finished")
+    except DomainError as error:
+        stale = isinstance(error, TurnGone)
         outcome = WebhookDelivery.Outcome.STALE if stale else WebhookDelivery.Outcome.ILLEGAL
         return record(
-            outcome, f"{error.error_code}: {error.detail} {json.dumps(action)[:500]}", reply.status
+            outcome, f"{error.code}: {error.message} {json.dumps(action)[:500]}", reply.status
         )
     return record(WebhookDelivery.Outcome.APPLIED, "", reply.status)
 

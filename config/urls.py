@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path
 
-from config.api_errors import error_body
+from api.errors import error_body
 from config.health import HealthView
 
 urlpatterns = [

@@ -27,8 +27,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import json_codec
-from config.api_errors import ApiError, error_body
+from api.errors import error_response, method_not_allowed
+from core import json_codec
+from core.errors import DomainError, Invalid, NotAuthenticated, RateLimited
 from games import realtime, selectors, services
 from games.auth import IsAuthenticated, authenticate_header, require_scope
 from games.engine import PRESETS
@@ -165,7 +166,7 @@ class TablesView(APIView):
     def get(self, request: Request) -> Response:
         status_filter = request.query_params.get("status")
         if status_filter not in (None, "open", "playing", "finished"):
-            raise ApiError(400, "invalid", "status must be open, playing or finished.")
+            raise Invalid("invalid", "status must be open, playing or finished.")
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(selectors.tables(status_filter), request, view=self)
         return paginator.get_paginated_response([selectors.table_data(t) for t in page or []])
@@ -258,11 +259,10 @@ class GameActionsView(APIView):
     def post(self, request: Request, game_id: int) -> Response:
         body = request.data
         if not isinstance(body, dict):
-            raise ApiError(400, "invalid", "The body must be a JSON object.")
+            raise Invalid("invalid", "The body must be a JSON object.")
         expected = body.get("expected_version")
         if expected is not None and type(expected) is not int:
-            raise ApiError(
-                400,
+            raise Invalid(
                 "invalid",
                 "expected_version must be an integer.",
                 fields={"expected_version": ["An integer."]},
@@ -270,7 +270,7 @@ class GameActionsView(APIView):
         action = {k: v for k, v in body.items() if k != "expected_version"}
         key = request.headers.get("Idempotency-Key") or None
         if key is not None and len(key) > 255:
-            raise ApiError(400, "invalid", "Idempotency-Key is limited to 255 characters.")
+            raise Invalid("invalid", "Idempotency-Key is limited to 255 characters.")
         code, view = services.submit_action(
             caller(request),
             game_id,
@@ -312,11 +312,11 @@ class PlayerGamesView(APIView):
     def get(self, request: Request, username: str) -> Response:
         result = request.query_params.get("result")
         if result not in (None, "win", "shared", "loss"):
-            raise ApiError(400, "invalid", "result must be win, shared or loss.")
+            raise Invalid("invalid", "result must be win, shared or loss.")
         rules = request.query_params.get("rules")
         if rules is not None and rules not in PRESETS:
             # A misspelt preset would otherwise look like a player who never played it.
-            raise ApiError(400, "invalid", f"rules must be a preset: {', '.join(PRESETS)}.")
+            raise Invalid("invalid", f"rules must be a preset: {', '.join(PRESETS)}.")
         rows = selectors.player_history(username, rules, result)
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(rows, request, view=self)
@@ -337,16 +337,16 @@ def _db(function: F) -> F:
     the moves, and the moves not behind it. Each look opens and hands back its own
     connection (from the pool), so no connection is shared between threads.
 
-    An ``ApiError`` comes back as a value and is raised again here, without the thread's
+    A ``DomainError`` comes back as a value and is raised again here, without the thread's
     frames: raised through asgiref's futures, its traceback held their frames, which held
     it, a cycle that kept the request (a 404 of a long poll, say) alive until the cycle
     collector's next full pass.
     """
 
-    def run(*args: Any, **kwargs: Any) -> tuple[Any, ApiError | None]:
+    def run(*args: Any, **kwargs: Any) -> tuple[Any, DomainError | None]:
         try:
             return function(*args, **kwargs), None
-        except ApiError as error:
+        except DomainError as error:
             return None, error.with_traceback(None)
         finally:
             close_old_connections()
@@ -366,17 +366,6 @@ def _db(function: F) -> F:
     return call  # type: ignore[return-value]
 
 
-def _error_response(error: ApiError) -> JsonResponse:
-    response = JsonResponse(
-        error_body(error.error_code, str(error.detail), **error.details), status=error.status_code
-    )
-    if "retry_after" in error.details:
-        response["Retry-After"] = str(error.details["retry_after"])
-    if error.status_code == 401:
-        response["WWW-Authenticate"] = "Token"
-    return response
-
-
 def _authenticate_and_limit(request: HttpRequest) -> Player | None:
     found = authenticate_header(request.headers.get("Authorization", ""))
     token = found[1] if found else None
@@ -387,8 +376,8 @@ def _authenticate_and_limit(request: HttpRequest) -> Player | None:
     )
     if wait is not None:
         retry = int(wait + 0.999)
-        raise ApiError(
-            429, "rate_limited", f"Too many requests; retry in {retry} s.", retry_after=retry
+        raise RateLimited(
+            "rate_limited", f"Too many requests; retry in {retry} s.", retry_after=retry
         )
     return found[0] if found else None
 
@@ -400,9 +389,9 @@ def _int_param(request: HttpRequest, name: str, default: int, low: int, high: in
     try:
         value = int(raw)
     except ValueError:
-        raise ApiError(400, "invalid", f"{name} must be an integer.") from None
+        raise Invalid("invalid", f"{name} must be an integer.") from None
     if not low <= value <= high:
-        raise ApiError(400, "invalid", f"{name} must be between {low} and {high}.")
+        raise Invalid("invalid", f"{name} must be between {low} and {high}.")
     return value
 
 
@@ -422,7 +411,7 @@ class GameEventsDoc(APIView):
 async def game_events(request: HttpRequest, game_id: int) -> JsonResponse:
     """``GET /games/{id}/events?after=&wait=``: long poll without holding a thread."""
     if request.method != "GET":
-        return _error_response(ApiError(405, "method_not_allowed", "Use GET."))
+        return method_not_allowed("GET")
     try:
         viewer = await _db(_authenticate_and_limit)(request)
         after = _int_param(request, "after", 0, 0, 2**31)
@@ -435,8 +424,8 @@ async def game_events(request: HttpRequest, game_id: int) -> JsonResponse:
                 if data["events"] or remaining <= 0 or data["status"] == "finished":
                     return JsonResponse(data)
                 await waiter.wait(remaining)
-    except ApiError as error:
-        return _error_response(error)
+    except DomainError as error:
+        return error_response(error)
 
 
 game_events.cls = GameEventsDoc  # type: ignore[attr-defined]
@@ -516,13 +505,13 @@ async def _stream_lines(player: Player) -> AsyncIterator[bytes]:
 async def stream(request: HttpRequest) -> StreamingHttpResponse | JsonResponse:
     """``GET /stream``: the caller's NDJSON stream."""
     if request.method != "GET":
-        return _error_response(ApiError(405, "method_not_allowed", "Use GET."))
+        return method_not_allowed("GET")
     try:
         player = await _db(_authenticate_and_limit)(request)
-    except ApiError as error:
-        return _error_response(error)
+    except DomainError as error:
+        return error_response(error)
     if player is None:
-        return _error_response(ApiError(401, "not_authenticated", "The stream needs a token."))
+        return error_response(NotAuthenticated("not_authenticated", "The stream needs a token."))
     response = StreamingHttpResponse(_stream_lines(player), content_type="application/x-ndjson")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"

@@ -5,4 +5,4 @@ class GamesConfig(AppConfig):
     name = "games"
 
     def ready(self) -> None:
-        from games import schema  # noqa: F401  (registers the OpenAPI auth description)
+        from api import schema  # noqa: F401  (registers the OpenAPI auth description)

@@ -17,9 +17,9 @@ from django.utils import timezone
 from rest_framework import authentication, permissions
 from rest_framework.request import Request
 
-from config.api_errors import ApiError
+from core.errors import NotAllowed, NotAuthenticated
+from core.rows import load_row
 from games.models import ApiToken, Player
-from games.rows import load_row
 
 KEY_PREFIX = "smk_"
 HUMAN_SCOPES = (ApiToken.Scope.PLAY, ApiToken.Scope.ORGANISE)
@@ -48,7 +48,7 @@ def issue_token(player: Player, scopes: Iterable[str], name: str = "") -> tuple[
 def token_for_key(key: str) -> ApiToken | None:
     """The live token with this key, with its player, or None.
 
-    One plain query (games/rows.py): every API request runs this. Compiling the ORM's query
+    One plain query (core/rows.py): every API request runs this. Compiling the ORM's query
     (with ``select_related``) cost 1.3-1.6 ms of CPU and two raw querysets 0.7-0.8 ms (same
     run, in-process); two ``load_one`` lookups, the token's then the player's, about 0.25 ms
     less than the raw querysets (in-process, two runs each), and the one query of both
@@ -75,7 +75,7 @@ def parse_authorization(header: str) -> str | None:
         return None
     parts = header.split()
     if len(parts) != 2 or parts[0].lower() != "token":
-        raise ApiError(401, "not_authenticated", "Use the header 'Authorization: Token <key>'.")
+        raise NotAuthenticated("not_authenticated", "Use the header 'Authorization: Token <key>'.")
     return parts[1]
 
 
@@ -86,7 +86,7 @@ def authenticate_header(header: str) -> tuple[Player, ApiToken] | None:
         return None
     token = token_for_key(key)
     if token is None:
-        raise ApiError(401, "invalid_token", "The token is unknown or revoked.")
+        raise NotAuthenticated("invalid_token", "The token is unknown or revoked.")
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
@@ -110,10 +110,9 @@ def require_scope(scope: str) -> type[permissions.BasePermission]:
         def has_permission(self, request: Request, view: Any) -> bool:
             token = request.auth
             if not isinstance(token, ApiToken):
-                raise ApiError(401, "not_authenticated", "This needs a token.")
+                raise NotAuthenticated("not_authenticated", "This needs a token.")
             if scope not in token.scopes:
-                raise ApiError(
-                    403,
+                raise NotAllowed(
                     "insufficient_scope",
                     f"This token lacks the '{scope}' scope.",
                     required_scope=scope,
@@ -127,5 +126,5 @@ def require_scope(scope: str) -> type[permissions.BasePermission]:
 class IsAuthenticated(permissions.BasePermission):
     def has_permission(self, request: Request, view: Any) -> bool:
         if not isinstance(request.auth, ApiToken):
-            raise ApiError(401, "not_authenticated", "This needs a token.")
+            raise NotAuthenticated("not_authenticated", "This needs a token.")
         return True

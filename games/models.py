@@ -13,8 +13,8 @@ from typing import Any
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 
-from config import json_codec
-from config.json_codec import JSONField
+from core import json_codec
+from core.json_codec import JSONField
 from games.engine import Game as Engine
 
 

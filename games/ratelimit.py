@@ -14,7 +14,7 @@ from django.core.cache import cache
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from config.redis_client import shared_redis
+from core.redis_client import shared_redis
 from games.models import ApiToken
 
 

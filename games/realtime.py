@@ -34,8 +34,8 @@ from functools import partial
 
 from django.conf import settings
 
-from config.redis_client import shared_redis
-from games import background
+from core import background
+from core.redis_client import shared_redis
 
 logger = logging.getLogger(__name__)
 

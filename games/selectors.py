@@ -18,8 +18,8 @@ from django.db.models import F, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from config import json_codec
-from config.api_errors import ApiError
+from core import json_codec
+from core.errors import Conflict, NotFound
 from games.engine import Game as Engine
 from games.models import (
     Game,
@@ -184,7 +184,7 @@ def events_after(game_id: int, viewer: Player | None, after: int) -> dict[str, A
     visibility of the game before it (the next look brings it, woken by its move)."""
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
-        raise ApiError(404, "not_found", "No such game.")
+        raise NotFound("not_found", "No such game.")
     seat = viewer_seat(game, viewer)
     rows = (
         visible_events(game, seat)
@@ -202,7 +202,7 @@ def events_after(game_id: int, viewer: Player | None, after: int) -> dict[str, A
 def game_record(game_id: int) -> dict[str, Any]:
     game = get_object_or_404(Game, pk=game_id)
     if game.status != Game.Status.FINISHED:
-        raise ApiError(409, "game_in_progress", "The record is published when the game ends.")
+        raise Conflict("game_in_progress", "The record is published when the game ends.")
     record = whole_engine(game).record()
     return {"game": game.pk, "seats": game.public_seats(), **record}
 
@@ -350,7 +350,7 @@ def pending_turns(player: Player) -> list[dict[str, Any]]:
 def player(username: str) -> Player:
     found = Player.objects.filter(username=username, is_active=True).first()
     if found is None:
-        raise ApiError(404, "not_found", f"No player '{username}'.")
+        raise NotFound("not_found", f"No player '{username}'.")
     return found
 
 

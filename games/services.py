@@ -25,13 +25,15 @@ from django.db import IntegrityError, transaction
 from django.db.models import Model, QuerySet
 from django.utils import timezone
 
-from config.api_errors import ApiError
+from core.batch import write_change
+from core.errors import Conflict, DomainError, Invalid, NotAllowed, NotAuthenticated, NotFound
+from core.rows import load_one
 from games import game_cache, realtime, signals
 from games.auth import BOT_SCOPES, HUMAN_SCOPES, issue_token
-from games.batch import write_change
 from games.engine import Game as Engine
 from games.engine import IllegalAction, Outcome, Rules, RulesError
 from games.engine.events import Event
+from games.errors import IllegalMove, TurnGone
 from games.models import (
     HOUSE_BOT_PREFIX,
     ApiToken,
@@ -45,7 +47,6 @@ from games.models import (
     Table,
     TableSeat,
 )
-from games.rows import load_one
 from games.selectors import game_view, seats_with_players, stream_line, your_turn_line
 
 T = TypeVar("T")
@@ -69,8 +70,8 @@ def register_player(username: str, password: str, email: str = "") -> tuple[Play
     try:
         validate_password(password, player)
     except DjangoValidationError as error:
-        raise ApiError(
-            400, "invalid", "The password is too weak.", fields={"password": list(error.messages)}
+        raise Invalid(
+            "invalid", "The password is too weak.", fields={"password": list(error.messages)}
         ) from error
     player.set_password(password)
     _save_new_account(player)
@@ -80,7 +81,7 @@ def register_player(username: str, password: str, email: str = "") -> tuple[Play
 
 def _save_new_account(player: Player) -> None:
     """Save a new account; usernames are unique regardless of letter case."""
-    taken = ApiError(409, "username_taken", f"'{player.username}' is taken.")
+    taken = Conflict("username_taken", f"'{player.username}' is taken.")
     if Player.objects.filter(username__iexact=player.username).exists():
         raise taken
     try:
@@ -94,11 +95,10 @@ def log_in(username: str, password: str, scopes: Iterable[str] | None, name: str
     """A new token for a human who gives the right password."""
     player = Player.objects.filter(username=username, is_bot=False, is_active=True).first()
     if player is None or not player.check_password(password):
-        raise ApiError(401, "invalid_credentials", "Wrong username or password.")
+        raise NotAuthenticated("invalid_credentials", "Wrong username or password.")
     wanted = set(scopes) if scopes is not None else set(HUMAN_SCOPES)
     if not wanted <= set(HUMAN_SCOPES):
-        raise ApiError(
-            400,
+        raise Invalid(
             "invalid",
             "Unknown or unavailable scope.",
             fields={"scopes": sorted(wanted - set(HUMAN_SCOPES))},
@@ -110,7 +110,7 @@ def log_in(username: str, password: str, scopes: Iterable[str] | None, name: str
 def create_bot_player(owner: Player, username: str) -> tuple[Player, str]:
     """A bot account owned by a human, and its token (scopes play and bot)."""
     if owner.is_bot:
-        raise ApiError(403, "bots_cannot_own_bots", "A bot account cannot create bots.")
+        raise NotAllowed("bots_cannot_own_bots", "A bot account cannot create bots.")
     bot = Player(username=username, is_bot=True, owner=owner)
     bot.set_unusable_password()
     _save_new_account(bot)
@@ -122,8 +122,7 @@ def new_token(player: Player, scopes: Iterable[str], name: str) -> tuple[ApiToke
     allowed = set(BOT_SCOPES if player.is_bot else HUMAN_SCOPES)
     wanted = set(scopes)
     if not wanted or not wanted <= allowed:
-        raise ApiError(
-            400,
+        raise Invalid(
             "invalid",
             "Unknown or unavailable scope.",
             fields={"scopes": sorted(wanted - allowed) or ["at least one scope is needed"]},
@@ -136,13 +135,13 @@ def revoke_token(player: Player, token_id: int) -> None:
         revoked_at=timezone.now()
     )
     if not updated:
-        raise ApiError(404, "not_found", "No such live token.")
+        raise NotFound("not_found", "No such live token.")
 
 
 def house_bot(username: str) -> Player:
     """The account of a house bot (made on first use)."""
     if username not in HOUSE_BOTS:
-        raise ApiError(400, "unknown_bot", f"No house bot '{username}'.", known=list(HOUSE_BOTS))
+        raise Invalid("unknown_bot", f"No house bot '{username}'.", known=list(HOUSE_BOTS))
     player, created = Player.objects.get_or_create(username=username, defaults={"is_bot": True})
     if created:
         player.set_unusable_password()
@@ -157,7 +156,7 @@ def parse_rules(data: object) -> Rules:
     try:
         return Rules.from_dict(data)
     except (RulesError, TypeError, ValueError) as error:
-        raise ApiError(400, "invalid_rules", str(error)) from error
+        raise Invalid("invalid_rules", str(error)) from error
 
 
 def create_table(
@@ -209,7 +208,7 @@ def _locked_table(table_id: int) -> Table:
         .first()
     )
     if table is None:
-        raise ApiError(404, "not_found", "No such table.")
+        raise NotFound("not_found", "No such table.")
     return table
 
 
@@ -222,8 +221,7 @@ def _sit(table: Table, player: Player, seat: int | None, seats: list[TableSeat])
     new table's); start the game when full and return it. The table is then as
     ``_shown_with`` says."""
     if seat is not None and not 0 <= seat < table.seat_count:
-        raise ApiError(
-            400,
+        raise Invalid(
             "invalid",
             f"No seat {seat} at this table.",
             fields={"seat": [f"0..{table.seat_count - 1}"]},
@@ -232,16 +230,16 @@ def _sit(table: Table, player: Player, seat: int | None, seats: list[TableSeat])
         # Tables sharing deals show each other's cards: a table ahead in play shows its
         # played cards to anyone, its record every hand, and a player at two such tables
         # would see two hands of one deal. House bots look at nothing but their seat's view.
-        raise ApiError(403, "house_bots_only", "Only house bots sit at this table.")
+        raise NotAllowed("house_bots_only", "Only house bots sit at this table.")
     if not player.is_house_bot and any(s.player_id == player.pk for s in seats):
-        raise ApiError(409, "already_seated", "You already have a seat at this table.")
+        raise Conflict("already_seated", "You already have a seat at this table.")
     if seat is not None and seats[seat].player_id is not None:
-        raise ApiError(409, "seat_taken", f"Seat {seat} is taken.")
+        raise Conflict("seat_taken", f"Seat {seat} is taken.")
     free = [s for s in seats if s.player_id is None]
     if not free:
-        raise ApiError(409, "table_full", "Every seat is taken.")
+        raise Conflict("table_full", "Every seat is taken.")
     if table.status != Table.Status.OPEN:
-        raise ApiError(409, "table_not_open", "The game at this table has already started.")
+        raise Conflict("table_not_open", "The game at this table has already started.")
     target = free[0] if seat is None else seats[seat]
     target.player = player
     target.save(update_fields=["player"])
@@ -261,10 +259,10 @@ def leave_table(player: Player, table_id: int) -> Table:
     with transaction.atomic():
         table = _locked_table(table_id)
         if table.status != Table.Status.OPEN:
-            raise ApiError(409, "table_not_open", "The game has started; you cannot leave.")
+            raise Conflict("table_not_open", "The game has started; you cannot leave.")
         left = TableSeat.objects.filter(table=table, player=player).update(player=None)
         if not left:
-            raise ApiError(409, "not_seated", "You have no seat at this table.")
+            raise Conflict("not_seated", "You have no seat at this table.")
     return table
 
 
@@ -273,15 +271,15 @@ def seat_bot(caller: Player, table_id: int, bot: str, seat: int | None) -> Table
     with transaction.atomic():
         table = _locked_table(table_id)
         if table.created_by_id != caller.pk:
-            raise ApiError(403, "not_table_creator", "Only the table's creator seats bots.")
+            raise NotAllowed("not_table_creator", "Only the table's creator seats bots.")
         if bot.startswith(HOUSE_BOT_PREFIX):
             player = house_bot(bot)
         else:
             found = Player.objects.filter(username=bot, is_bot=True).first()
             if found is None:
-                raise ApiError(404, "not_found", f"No bot account '{bot}'.")
+                raise NotFound("not_found", f"No bot account '{bot}'.")
             if found.owner_id != caller.pk:
-                raise ApiError(403, "not_bot_owner", "You can seat only bots you own.")
+                raise NotAllowed("not_bot_owner", "You can seat only bots you own.")
             player = found
         _sit(table, player, seat, _seats(table))
     return table
@@ -370,13 +368,12 @@ def request_fingerprint(path: str, body: Mapping[str, Any]) -> str:
     ).hexdigest()
 
 
-class GameMoved(ApiError):
+class GameMoved(TurnGone):
     """Another change of the game committed between this change's read and its write, which
     therefore wrote nothing. Retried (:func:`_until_written`); a 409 if it keeps happening."""
 
     def __init__(self) -> None:
         super().__init__(
-            409,
             "version_conflict",
             "The game kept changing while your action was applied; read it and try again.",
         )
@@ -438,7 +435,7 @@ def _submit_once(
         return submit(_game(game_id))
     try:
         return submit(cached)
-    except ApiError as error:
+    except DomainError as error:
         # The cached row may be stale: an answer other than a stored move (GameMoved) comes
         # from a fresh read, the try again _until_written makes.
         game_cache.written_here.drop([game_id])
@@ -460,8 +457,7 @@ def _submit_on(
             earlier = IdempotencyRecord.objects.filter(player=player, key=idempotency_key).first()
             if earlier is not None and earlier.created_at > timezone.now() - IDEMPOTENCY_TTL:
                 if earlier.fingerprint != fingerprint:
-                    raise ApiError(
-                        409,
+                    raise Conflict(
                         "idempotency_key_reused",
                         "This Idempotency-Key was used for a different request.",
                     )
@@ -473,12 +469,11 @@ def _submit_on(
             [] if seat_of_player is None else [seat_of_player]
         )
         if not seats:
-            raise ApiError(403, "not_seated", "You do not play in this game.")
+            raise NotAllowed("not_seated", "You do not play in this game.")
         if game.status == Game.Status.FINISHED:
-            raise ApiError(409, "game_finished", "The game is over.")
+            raise TurnGone("game_finished", "The game is over.")
         if expected_version is not None and expected_version != game.version:
-            raise ApiError(
-                409,
+            raise TurnGone(
                 "version_conflict",
                 f"The game is at version {game.version}, not {expected_version}.",
                 version=game.version,
@@ -486,7 +481,7 @@ def _submit_on(
         engine = game.engine()
         acting = [s for s in seats if s in engine.to_act()]
         if not acting:
-            raise ApiError(409, "not_your_turn", "It is not your turn.", to_act=engine.to_act())
+            raise TurnGone("not_your_turn", "It is not your turn.", to_act=engine.to_act())
         seat = acting[0]
         _apply(game, engine, seat, action)
         body = game_view(game, engine, seat)
@@ -507,7 +502,7 @@ def act_for_seat(
     """Apply an action for ``seat`` on behalf of the server (bots, timeouts).
 
     Returns None (and changes nothing) when the game has moved on from ``expected_version``
-    or is over; raises :class:`ApiError` for an illegal action.
+    or is over; raises :class:`IllegalMove` for an illegal action.
     """
     return _until_written(partial(_act_for_seat_once, game_id, seat, action, expected_version))
 
@@ -527,11 +522,11 @@ def _act_for_seat_once(
 
 def _game(game_id: int) -> Game:
     # Read without a lock: the write is version-checked (``_record_change``). Plain SQL
-    # (games/rows.py), because compiling the ORM's query cost about as much CPU as the
+    # (core/rows.py), because compiling the ORM's query cost about as much CPU as the
     # rest of the lookup.
     game = load_one(Game, f"FROM {Game._meta.db_table} WHERE id = %s", [game_id])
     if game is None:
-        raise ApiError(404, "not_found", "No such game.")
+        raise NotFound("not_found", "No such game.")
     return game
 
 
@@ -539,7 +534,7 @@ def _apply(game: Game, engine: Engine, seat: int, action: Mapping[str, Any]) -> 
     try:
         events = engine.apply_dict(seat, dict(action))
     except IllegalAction as error:
-        raise ApiError(400, "illegal_action", str(error), reason=error.code) from error
+        raise IllegalMove(str(error), reason=error.code) from error
     _record_change(game, engine, events)
 
 
@@ -830,8 +825,8 @@ def start_seated_game(
     with transaction.atomic():
         table = create_table(creator, rules, rated, move_seconds, None)
         if len(players) != table.seat_count:
-            raise ApiError(
-                400, "invalid", f"These rules seat {table.seat_count} players, not {len(players)}."
+            raise Invalid(
+                "invalid", f"These rules seat {table.seat_count} players, not {len(players)}."
             )
         seats, game = table.seat_rows, None
         for seat, player in enumerate(players):

@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api_errors import ApiError
+from core.errors import Invalid
 from games.serializers import paginated
 from ratings import selectors
 from ratings.pools import DEFAULT_POOL, POOL_PRESETS, POOLS
@@ -90,7 +90,7 @@ class LeaderboardView(APIView):
         pool = selectors.valid_pool(request.query_params.get("pool"))
         which = request.query_params.get("list") or "ranked"
         if which not in selectors.LISTS:
-            raise ApiError(400, "invalid", "list must be ranked, provisional or inactive.")
+            raise Invalid("invalid", "list must be ranked, provisional or inactive.")
         return paginate(self, request, selectors.leaderboard(pool, which))
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from config.api_errors import ApiError
+from core.errors import Invalid
 from games.models import GamePlayer, Player
 from games.selectors import player
 from ratings import skill
@@ -26,7 +26,7 @@ LISTS = ("ranked", "provisional", "inactive")
 def valid_pool(pool: str | None) -> str:
     pool = pool or DEFAULT_POOL
     if pool not in POOLS:
-        raise ApiError(400, "unknown_pool", f"No rating pool '{pool}'.", known=list(POOLS))
+        raise Invalid("unknown_pool", f"No rating pool '{pool}'.", known=list(POOLS))
     return pool
 
 
@@ -158,8 +158,7 @@ def prediction(pool: str, usernames: Sequence[str]) -> dict[str, Any]:
     """Win and rank probabilities for a prospective table of ``usernames`` in ``pool``."""
     size = table_size(pool)
     if len(usernames) != size:
-        raise ApiError(
-            400,
+        raise Invalid(
             "invalid",
             f"A table of pool '{pool}' seats {size} players; {len(usernames)} given.",
             fields={"players": [f"{size} comma-separated usernames"]},

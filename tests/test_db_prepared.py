@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from core.rows import load_one
 from games.models import Game
-from games.rows import load_one
 from tests.rating_helpers import new_players, start_game
 
 pytestmark = pytest.mark.django_db

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from core.errors import DomainError
 from games import game_cache, realtime, selectors, services
 from games.models import Game, Player
 from tests.game_helpers import choose_action
@@ -133,10 +134,10 @@ def test_it_stores_nothing_from_a_stale_row(subscribed: None) -> None:
     before = Game.objects.get(pk=game_id)
     assert stale_seat not in before.to_act
 
-    with pytest.raises(services.ApiError) as refused:
+    with pytest.raises(DomainError) as refused:
         services.submit_action(players[stale_seat], game_id, choose_action(view, rng), None)
 
-    assert refused.value.error_code == "not_your_turn"
+    assert refused.value.code == "not_your_turn"
     after = Game.objects.get(pk=game_id)
     assert (after.version, after.state) == (before.version, before.state)
 

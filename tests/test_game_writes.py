@@ -1,4 +1,4 @@
-"""The version-checked write of a game's change (games/batch.py, services._record_change):
+"""The version-checked write of a game's change (core/batch.py, services._record_change):
 a change read from a version that another change has since moved on writes nothing, and a
 player's action overtaken so is applied again on the new state."""
 
@@ -13,8 +13,8 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
+from core.batch import write_change
 from games import selectors, services
-from games.batch import write_change
 from games.models import Game, GameEvent, Player, PlayerMessage
 from tests.game_helpers import choose_action
 from tests.support import wait_until

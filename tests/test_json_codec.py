@@ -1,4 +1,4 @@
-"""JSON through orjson (config/json_codec.py): the API's renderer and parser give and take
+"""JSON through orjson (core/json_codec.py): the API's renderer and parser give and take
 what Django REST framework's did, and the games app's JSON columns round-trip through the
 database in use."""
 
@@ -16,7 +16,8 @@ from django.utils.translation import gettext_lazy
 from rest_framework import parsers, renderers
 from rest_framework.exceptions import ParseError
 
-from config import json_codec
+from api import rendering
+from core import json_codec
 from games.models import Player, PlayerMessage
 
 UTC = datetime.UTC
@@ -38,7 +39,7 @@ AWKWARD: dict[str, Any] = {
 
 
 def test_it_renders_what_rest_frameworks_renderer_renders() -> None:
-    ours = json_codec.JSONRenderer().render(AWKWARD)
+    ours = rendering.JSONRenderer().render(AWKWARD)
     theirs = renderers.JSONRenderer().render(AWKWARD)
 
     assert ours == theirs
@@ -48,7 +49,7 @@ def test_it_renders_what_rest_frameworks_renderer_renders() -> None:
 def test_it_leaves_an_indented_rendering_to_rest_framework() -> None:
     accepted = "application/json; indent=2"
 
-    ours = json_codec.JSONRenderer().render(AWKWARD, accepted, {})
+    ours = rendering.JSONRenderer().render(AWKWARD, accepted, {})
 
     assert ours == renderers.JSONRenderer().render(AWKWARD, accepted, {})
     assert b'\n  "at"' in ours
@@ -65,7 +66,7 @@ def test_it_parses_what_rest_frameworks_parser_parses() -> None:
     for context in ({}, {"encoding": "utf-8"}, {"encoding": "UTF8"}, {"encoding": "latin-1"}):
         if context.get("encoding") == "latin-1":
             body = body.replace("♥", "H")  # latin-1 has no heart
-        assert parse(json_codec.JSONParser(), context) == parse(parsers.JSONParser(), context)
+        assert parse(rendering.JSONParser(), context) == parse(parsers.JSONParser(), context)
 
 
 @pytest.mark.parametrize("body", [b'{"type": "trump",', b"{'type': 'trump'}", b"", b"NaN", b"\xff"])
@@ -73,7 +74,7 @@ def test_it_refuses_malformed_json_as_rest_framework_does(body: bytes) -> None:
     with pytest.raises(ParseError):
         parsers.JSONParser().parse(io.BytesIO(body), None, {})
     with pytest.raises(ParseError, match="JSON parse error"):
-        json_codec.JSONParser().parse(io.BytesIO(body), None, {})
+        rendering.JSONParser().parse(io.BytesIO(body), None, {})
 
 
 def test_it_encodes_json_values_compactly_and_refuses_others() -> None:

@@ -1,4 +1,4 @@
-"""games/rows.py: one row loaded by plain SQL is the instance the ORM would load."""
+"""core/rows.py: one row loaded by plain SQL is the instance the ORM would load."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from core.rows import load_one, load_row
 from games.auth import issue_token
 from games.models import ApiToken, Player
-from games.rows import load_one, load_row
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,8 @@ import pytest
 import redis
 from django.conf import settings
 
+from core.batch import write_change
 from games import realtime, selectors, services
-from games.batch import write_change
 from games.models import ApiToken, Player, PlayerMessage
 from tests.api_client import register
 from tests.conftest import LiveServer

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from config.api_errors import ApiError
+from core.errors import DomainError
 from ratings.models import Rating
 from tests.tournament_helpers import players
 from tournaments import services
@@ -31,9 +31,9 @@ def test_it_admits_by_rating_range_in_the_tournament_pool() -> None:
 
     services.register(strong, tournament.pk)  # ordinal 30 - 3*2 = 24
     for refused in (weak, newcomer):  # ordinal 14; unrated in classic
-        with pytest.raises(ApiError) as error:
+        with pytest.raises(DomainError) as error:
             services.register(refused, tournament.pk)
-        assert error.value.error_code == "rating_out_of_range"
+        assert error.value.code == "rating_out_of_range"
     assert services.ratings_of([strong, weak, newcomer], {"preset": "classic"}) == {
         strong.pk: pytest.approx(24.0),
         weak.pk: pytest.approx(14.0),

@@ -22,7 +22,7 @@ from bots.example import choose
 from bots.models import BotAccount, WebhookDelivery
 from bots.sdk import SIGNATURE_HEADER, verify_signature
 from bots.services import create_bot_account
-from config.api_errors import ApiError
+from core.errors import DomainError
 from games import services
 from games.engine import Game as Engine
 from games.models import Game, GameEvent, GamePlayer
@@ -145,9 +145,9 @@ def test_it_refuses_private_addresses_unless_allowed() -> None:
     owner, _ = services.register_player("privowner", "correct horse battery")
     with override_settings(BOT_WEBHOOK_ALLOW_PRIVATE=False):
         for url in ("http://127.0.0.1:9/turn", "http://10.1.2.3/turn", "http://[::1]/x"):
-            with pytest.raises(ApiError) as refused:
+            with pytest.raises(DomainError) as refused:
                 create_bot_account(owner, "privbot", BotAccount.Mode.WEBHOOK, url)
-            assert refused.value.error_code == "invalid"
+            assert refused.value.code == "invalid"
     for url in ("ftp://example.com/x", "file:///etc/passwd", "http://user:pw@example.com/"):
         with pytest.raises(outbound.UnsafeUrl):
             outbound.resolve_target(url, allow_private=True)

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api_errors import ApiError
+from core.errors import Invalid
 from games.api import ERROR, caller, valid
 from games.auth import require_scope
 from games.models import ApiToken
@@ -56,7 +56,7 @@ class TournamentsView(APIView):
     def get(self, request: Request) -> Response:
         status = request.query_params.get("status")
         if status not in (None, *STATUSES):
-            raise ApiError(400, "invalid", "status must be registering, running or finished.")
+            raise Invalid("invalid", "status must be registering, running or finished.")
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(selectors.tournaments(status), request, view=self)
         return paginator.get_paginated_response(
@@ -182,7 +182,7 @@ class StandingsView(APIView):
         up_to = None
         if raw is not None:
             if not raw.isdigit() or not 1 <= int(raw) <= tournament.current_round:
-                raise ApiError(400, "invalid", f"round must be 1..{tournament.current_round}.")
+                raise Invalid("invalid", f"round must be 1..{tournament.current_round}.")
             up_to = int(raw)
         return Response(selectors.standings_data(tournament, up_to))
 

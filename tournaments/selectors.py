@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Count, QuerySet
 from django.shortcuts import get_object_or_404
 
-from config.api_errors import ApiError
+from core.errors import NotFound
 from games.selectors import iso
 from tournaments import seating
 from tournaments.models import (
@@ -200,7 +200,7 @@ def round_detail(tournament_id: int, number: int) -> dict[str, Any]:
     found = tournament(tournament_id)
     round_ = found.round_set.filter(number=number).first()
     if round_ is None:
-        raise ApiError(404, "not_found", f"No round {number}.")
+        raise NotFound("not_found", f"No round {number}.")
     data = round_data(found, round_, _names(found))
     data["standings"] = standings_data(found, number) if round_.status == "finished" else None
     return data
@@ -214,7 +214,7 @@ def table_detail(tournament_id: int, number: int, table_number: int) -> dict[str
         .first()
     )
     if table is None:
-        raise ApiError(404, "not_found", "No such table.")
+        raise NotFound("not_found", "No such table.")
     return {"round": number, **table_data(table, _names(found), found.filler_bot)}
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.api_errors import ApiError
+from core.errors import Conflict, Invalid, NotAllowed, NotFound
 from games import realtime
 from games import services as games
 from games.models import HOUSE_BOT_PREFIX, Game, Player, PlayerMessage
@@ -67,7 +67,7 @@ def _locked(tournament_id: int) -> Tournament:
     # The one place where concurrent changes of a tournament are serialised.
     found = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
     if found is None:
-        raise ApiError(404, "not_found", "No such tournament.")
+        raise NotFound("not_found", "No such tournament.")
     return found
 
 
@@ -80,12 +80,12 @@ def is_organiser(tournament: Tournament, player: Player) -> bool:
 
 def _require_organiser(tournament: Tournament, player: Player) -> None:
     if not is_organiser(tournament, player):
-        raise ApiError(403, "not_organiser", "Only the tournament's organisers may do this.")
+        raise NotAllowed("not_organiser", "Only the tournament's organisers may do this.")
 
 
 def _require_registering(tournament: Tournament) -> None:
     if tournament.status != Tournament.Status.REGISTERING:
-        raise ApiError(409, "already_started", "The tournament has already started.")
+        raise Conflict("already_started", "The tournament has already started.")
 
 
 def _audit(tournament: Tournament, actor: Player | None, action: str, **details: Any) -> None:
@@ -100,7 +100,7 @@ def game_rules(rules: object, hands_per_game: int | None) -> dict[str, Any]:
         data["max_hands"] = hands_per_game
     parsed = games.parse_rules(data)
     if parsed.players != 3:
-        raise ApiError(400, "invalid_rules", "Tournaments are for 3-seat tables.")
+        raise Invalid("invalid_rules", "Tournaments are for 3-seat tables.")
     return parsed.to_dict()
 
 
@@ -108,15 +108,15 @@ def _check_settings(values: Mapping[str, Any]) -> None:
     game_rules(values["rules"], values["hands_per_game"])
     low, high = values["min_rating"], values["max_rating"]
     if low is not None and high is not None and low > high:
-        raise ApiError(400, "invalid", "min_rating is above max_rating.")
+        raise Invalid("invalid", "min_rating is above max_rating.")
     if not values["humans_allowed"] and not values["bots_allowed"]:
-        raise ApiError(400, "invalid", "Nobody could enter: allow humans, bots or both.")
+        raise Invalid("invalid", "Nobody could enter: allow humans, bots or both.")
     if values["filler_bot"] not in games.HOUSE_BOTS:
-        raise ApiError(
-            400, "unknown_bot", "filler_bot must be a house bot.", known=list(games.HOUSE_BOTS)
+        raise Invalid(
+            "unknown_bot", "filler_bot must be a house bot.", known=list(games.HOUSE_BOTS)
         )
     if values["format"] == Tournament.Format.KNOCKOUT and values["rounds"] is not None:
-        raise ApiError(400, "invalid", "A knockout has as many rounds as it takes; omit rounds.")
+        raise Invalid("invalid", "A knockout has as many rounds as it takes; omit rounds.")
 
 
 def ratings_of(players: Sequence[Player], rules: dict[str, Any]) -> dict[int, float]:
@@ -179,7 +179,7 @@ def add_co_organiser(actor: Player, tournament_id: int, username: str) -> Player
         _require_organiser(tournament, actor)
         player = _human(username)
         if player.pk == tournament.created_by_id:
-            raise ApiError(409, "already_organiser", f"'{username}' created the tournament.")
+            raise Conflict("already_organiser", f"'{username}' created the tournament.")
         tournament.co_organisers.add(player)
         _audit(tournament, actor, "co_organiser_added", username=player.username)
     return player
@@ -191,7 +191,7 @@ def remove_co_organiser(actor: Player, tournament_id: int, username: str) -> Non
         _require_organiser(tournament, actor)
         player = tournament.co_organisers.filter(username=username).first()
         if player is None:
-            raise ApiError(404, "not_found", f"'{username}' is not a co-organiser.")
+            raise NotFound("not_found", f"'{username}' is not a co-organiser.")
         tournament.co_organisers.remove(player)
         _audit(tournament, actor, "co_organiser_removed", username=username)
 
@@ -199,7 +199,7 @@ def remove_co_organiser(actor: Player, tournament_id: int, username: str) -> Non
 def _human(username: str) -> Player:
     player = Player.objects.filter(username=username, is_active=True, is_bot=False).first()
     if player is None:
-        raise ApiError(404, "not_found", f"No human player '{username}'.")
+        raise NotFound("not_found", f"No human player '{username}'.")
     return player
 
 
@@ -212,9 +212,9 @@ def register(player: Player, tournament_id: int) -> Entrant:
         tournament = _locked(tournament_id)
         _require_registering(tournament)
         if player.is_bot and not tournament.bots_allowed:
-            raise ApiError(409, "bots_not_allowed", "This tournament is for humans only.")
+            raise Conflict("bots_not_allowed", "This tournament is for humans only.")
         if not player.is_bot and not tournament.humans_allowed:
-            raise ApiError(409, "humans_not_allowed", "This tournament is for bots only.")
+            raise Conflict("humans_not_allowed", "This tournament is for bots only.")
         rating = ratings_of([player], tournament.rules).get(player.pk)
         low, high = tournament.min_rating, tournament.max_rating
         if (low is not None or high is not None) and (
@@ -222,8 +222,7 @@ def register(player: Player, tournament_id: int) -> Entrant:
             or (low is not None and rating < low)
             or (high is not None and rating > high)
         ):
-            raise ApiError(
-                409,
+            raise Conflict(
                 "rating_out_of_range",
                 "Your rating is outside the tournament's range.",
                 rating=rating,
@@ -238,17 +237,17 @@ def _enter(tournament: Tournament, player: Player, name: str, is_house: bool) ->
         number = tournament.entrants.filter(player=player).count() + 1
         name = f"{name} #{number}"
     elif tournament.entrants.filter(player=player).exists():
-        raise ApiError(409, "already_registered", f"'{name}' is already entered.")
+        raise Conflict("already_registered", f"'{name}' is already entered.")
     limit = tournament.max_players
     if limit is not None and tournament.entrants.count() >= limit:
-        raise ApiError(409, "tournament_full", f"The tournament is full ({limit} players).")
+        raise Conflict("tournament_full", f"The tournament is full ({limit} players).")
     try:
         with transaction.atomic():
             return Entrant.objects.create(
                 tournament=tournament, player=player, name=name, is_house=is_house
             )
     except IntegrityError as error:
-        raise ApiError(409, "already_registered", f"'{name}' is already entered.") from error
+        raise Conflict("already_registered", f"'{name}' is already entered.") from error
 
 
 def withdraw(player: Player, tournament_id: int) -> None:
@@ -258,13 +257,13 @@ def withdraw(player: Player, tournament_id: int) -> None:
         tournament = _locked(tournament_id)
         entrant = tournament.entrants.filter(player=player, is_house=False).first()
         if entrant is None or entrant.status == Entrant.Status.WITHDRAWN:
-            raise ApiError(409, "not_registered", "You are not entered in this tournament.")
+            raise Conflict("not_registered", "You are not entered in this tournament.")
         _drop(tournament, entrant)
 
 
 def _drop(tournament: Tournament, entrant: Entrant) -> None:
     if tournament.status == Tournament.Status.FINISHED:
-        raise ApiError(409, "tournament_finished", "The tournament is over.")
+        raise Conflict("tournament_finished", "The tournament is over.")
     if tournament.status == Tournament.Status.REGISTERING:
         entrant.delete()
     else:
@@ -284,7 +283,7 @@ def add_entrant(actor: Player, tournament_id: int, username: str) -> Entrant:
         else:
             player = Player.objects.filter(username=username, is_active=True).first()
             if player is None:
-                raise ApiError(404, "not_found", f"No player '{username}'.")
+                raise NotFound("not_found", f"No player '{username}'.")
             entrant = _enter(tournament, player, player.username, is_house=False)
         _audit(tournament, actor, "entrant_added", entrant=entrant.name)
     return entrant
@@ -296,7 +295,7 @@ def remove_entrant(actor: Player, tournament_id: int, name: str) -> None:
         _require_organiser(tournament, actor)
         entrant = tournament.entrants.filter(name=name).first()
         if entrant is None or entrant.status == Entrant.Status.WITHDRAWN:
-            raise ApiError(404, "not_found", f"No entrant '{name}'.")
+            raise NotFound("not_found", f"No entrant '{name}'.")
         _drop(tournament, entrant)
         _audit(tournament, actor, "entrant_removed", entrant=name)
 
@@ -306,21 +305,21 @@ def add_forbidden_pair(actor: Player, tournament_id: int, first: str, second: st
         tournament = _locked(tournament_id)
         _require_organiser(tournament, actor)
         if tournament.status == Tournament.Status.FINISHED:
-            raise ApiError(409, "tournament_finished", "The tournament is over.")
+            raise Conflict("tournament_finished", "The tournament is over.")
         players = []
         for username in (first, second):
             found = Player.objects.filter(username=username, is_active=True).first()
             if found is None or found.is_house_bot:
-                raise ApiError(404, "not_found", f"No player '{username}'.")
+                raise NotFound("not_found", f"No player '{username}'.")
             players.append(found)
         a, b = sorted(players, key=lambda p: p.pk)
         if a.pk == b.pk:
-            raise ApiError(400, "invalid", "A forbidden pair needs two different players.")
+            raise Invalid("invalid", "A forbidden pair needs two different players.")
         forbidden, created = ForbiddenPair.objects.get_or_create(
             tournament=tournament, first=a, second=b
         )
         if not created:
-            raise ApiError(409, "already_forbidden", "These two are already kept apart.")
+            raise Conflict("already_forbidden", "These two are already kept apart.")
         _audit(tournament, actor, "forbidden_pair_added", players=[a.username, b.username])
     return forbidden
 
@@ -332,7 +331,7 @@ def remove_forbidden_pair(actor: Player, tournament_id: int, pair_id: int) -> No
         forbidden = tournament.forbidden_pairs.select_related("first", "second").filter(pk=pair_id)
         found = forbidden.first()
         if found is None:
-            raise ApiError(404, "not_found", "No such forbidden pair.")
+            raise NotFound("not_found", "No such forbidden pair.")
         found.delete()
         _audit(
             tournament,
@@ -365,8 +364,7 @@ def start(actor: Player, tournament_id: int) -> Tournament:
 def _start(tournament: Tournament, actor: Player | None) -> None:
     entrants = list(tournament.entrants.select_related("player"))
     if len(entrants) < MIN_ENTRANTS:
-        raise ApiError(
-            409,
+        raise Conflict(
             "not_enough_entrants",
             f"A tournament needs at least {MIN_ENTRANTS} entrants.",
             entrants=len(entrants),
@@ -596,12 +594,11 @@ def adjudicate(actor: Player, tournament_id: int, round_number: int, table_numbe
             .first()
         )
         if table is None:
-            raise ApiError(404, "not_found", "No such table.")
+            raise NotFound("not_found", "No such table.")
         if table.game.status == Game.Status.FINISHED:
-            raise ApiError(409, "game_finished", "The game at this table is over.")
+            raise Conflict("game_finished", "The game at this table is over.")
         if timezone.now() < table.round.deadline:
-            raise ApiError(
-                409,
+            raise Conflict(
                 "round_not_overdue",
                 "Tables can be adjudicated once the round's deadline has passed.",
                 deadline=table.round.deadline.isoformat(),

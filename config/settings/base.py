@@ -66,7 +66,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "games.middleware.ApiGuardMiddleware",
+    "api.middleware.ApiGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -76,7 +76,7 @@ MIDDLEWARE = [
 ]
 
 # The API's own stack under ASGI (config/asgi.py): tokens, not sessions, so none of the above.
-API_MIDDLEWARE = ["games.middleware.ApiGuardMiddleware"]
+API_MIDDLEWARE = ["api.middleware.ApiGuardMiddleware"]
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
@@ -292,13 +292,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES, 2_621_440)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_RENDERER_CLASSES": ["config.json_codec.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.json_codec.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["api.rendering.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["api.rendering.JSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["games.auth.TokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_THROTTLE_CLASSES": ["games.ratelimit.TokenRateThrottle"],
     "UNAUTHENTICATED_USER": None,
-    "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
 }

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from config.api_errors import error_body
+from api.errors import error_body
 
 
 def _has_nul(request: HttpRequest, body: bytes) -> bool:

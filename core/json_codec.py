@@ -3,8 +3,8 @@
 A move encodes the caller's new view (its response) and the next seat's (its ``your_turn``
 stream line, and the stored message it is sent from), each about 2 KB. On this machine the
 json module took about 60 µs to encode one such view, orjson about 5; decoding, 46 against
-17 µs. So the API's bodies (Django REST framework's renderer and parser), the stream lines
-and the JSON columns of the games app go through orjson.
+17 µs. So the API's bodies (Django REST framework's renderer and parser, in
+``api.rendering``), the stream lines and the JSON columns go through orjson.
 
 The responses are the bytes DRF's renderer gave (compact, UTF-8, keys in order); stream lines
 and the JSON columns' text (on SQLite) are now compact too, the same JSON values. orjson
@@ -14,16 +14,12 @@ renderer raised), and a decoded integer beyond 64 bits becomes a float.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import orjson
 from django.db import models
 from django.db.backends.base.base import BaseDatabaseWrapper
 from psycopg.types.json import Jsonb  # psycopg is installed in either mode
-from rest_framework import parsers, renderers
-from rest_framework.exceptions import ParseError
-from rest_framework.utils.encoders import JSONEncoder
 
 
 def dumps(value: Any) -> bytes:
@@ -34,53 +30,6 @@ def dumps(value: Any) -> bytes:
 def loads(text: str | bytes) -> Any:
     """The value of JSON ``text`` (an integer beyond 64 bits comes back as a float)."""
     return orjson.loads(text)
-
-
-class JSONRenderer(renderers.JSONRenderer):
-    """DRF's JSON renderer through orjson; types JSON has not (times, decimals, lazy
-    strings) are encoded by DRF's own encoder, as before. An indented rendering (asked for
-    with ``indent=`` in the ``Accept`` header) is left to DRF."""
-
-    _encode_other = staticmethod(JSONEncoder().default)
-
-    def render(
-        self,
-        data: Any,
-        accepted_media_type: str | None = None,
-        renderer_context: Mapping[str, Any] | None = None,
-    ) -> bytes:
-        if data is None:
-            return b""
-        if self.get_indent(accepted_media_type, renderer_context or {}) is not None:
-            return super().render(data, accepted_media_type, renderer_context)
-        body = orjson.dumps(
-            data,
-            default=self._encode_other,
-            option=orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME,
-        )
-        # As DRF does: escaped, so that the JSON is also a strict subset of JavaScript.
-        return body.replace("\u2028".encode(), b"\\u2028").replace("\u2029".encode(), b"\\u2029")
-
-
-class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser through orjson, for bodies in UTF-8 (the default); others are left
-    to DRF. Malformed JSON is a ``ParseError``, as with DRF's."""
-
-    renderer_class = JSONRenderer
-
-    def parse(
-        self,
-        stream: Any,
-        media_type: str | None = None,
-        parser_context: Mapping[str, Any] | None = None,
-    ) -> Any:
-        encoding = parsers.get_encoding(parser_context or {})
-        if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
-            return super().parse(stream, media_type, parser_context)
-        try:
-            return orjson.loads(stream.read())
-        except orjson.JSONDecodeError as error:
-            raise ParseError(f"JSON parse error - {error}") from error
 
 
 class JSONField(models.JSONField):  # type: ignore[type-arg]
