@@ -1,19 +1,8 @@
-"""OpenAPI description of the token authentication (loaded by GamesConfig.ready)."""
+"""What the OpenAPI schema says of every endpoint alike."""
 
-from typing import Any
+from __future__ import annotations
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import OpenApiResponse
 
-
-class TokenAuthenticationScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
-    target_class = "games.auth.TokenAuthentication"
-    name = "tokenAuth"
-
-    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
-        return {
-            "type": "apiKey",
-            "in": "header",
-            "name": "Authorization",
-            "description": "`Token <key>`; keys come from /accounts/register, /accounts/token "
-            "and /me/tokens.",
-        }
+#: An error answer, documented once: ``{"error": {"code", "message", ...}}``.
+ERROR = OpenApiResponse(description='`{"error": {"code", "message", ...}}`')

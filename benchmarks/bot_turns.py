@@ -24,6 +24,8 @@ from typing import Any
 
 from common import percentile, service_platform
 
+from accounts.services import register_player
+
 DB_NAME = "sergeant_bench_bots"
 REDIS_URL = "redis://127.0.0.1:6379/13"
 
@@ -41,7 +43,8 @@ def summary(values: list[float]) -> str:
 def celery_round_trips(count: int) -> list[float]:
     from django.core.cache import cache
 
-    from config.health import HEARTBEAT_KEY, record_heartbeat
+    from core.heartbeats import HEARTBEAT_KEY
+    from health.tasks import record_heartbeat
 
     samples = []
     for _ in range(count):
@@ -76,10 +79,14 @@ def bot_tables(owner: Any, count: int, hands: int, bot: str) -> list[int]:
     ids = []
     for _ in range(count):
         table = services.create_table(
-            owner, {"preset": "classic", "max_hands": hands}, True, 30, None
+            owner,
+            rules={"preset": "classic", "max_hands": hands},
+            rated=True,
+            move_seconds=30,
+            seat=None,
         )
         for seat in range(3):
-            services.seat_bot(owner, table.pk, bot, seat)
+            services.seat_bot(owner, table_id=table.pk, bot=bot, seat=seat)
         ids.append(Game.objects.get(table=table).pk)
     return ids
 
@@ -110,11 +117,13 @@ def timeout_lateness(tables: int, seconds: float) -> list[float]:
     ids = []
     for t in range(tables):
         players = [
-            services.register_player(f"absent{t}x{i}", "bench-password-1")[0] for i in range(3)
+            register_player(f"absent{t}x{i}", password="bench-password-1")[0] for i in range(3)
         ]
-        table = services.create_table(players[0], "classic", True, 1, 0)
-        services.join_table(players[1], table.pk, 1)
-        services.join_table(players[2], table.pk, 2)
+        table = services.create_table(
+            players[0], rules="classic", rated=True, move_seconds=1, seat=0
+        )
+        services.join_table(players[1], table_id=table.pk, seat=1)
+        services.join_table(players[2], table_id=table.pk, seat=2)
         ids.append(Game.objects.get(table=table).pk)
     time.sleep(seconds)
     lateness = []
@@ -139,10 +148,8 @@ def main() -> None:
     args = parser.parse_args()
 
     with service_platform(DB_NAME, REDIS_URL):
-        from games import services
-
         print(f"Celery round trip (baseline):     {summary(celery_round_trips(50))}")
-        owner, _ = services.register_player("bench-host", "bench-password-1")
+        owner, _ = register_player("bench-host", password="bench-password-1")
         alone = bot_tables(owner, 1, args.hands, args.bot)
         wait_finished(alone, 300)
         print(f"{args.bot} turn, one table:   {summary(turn_latencies(alone))}")

@@ -75,8 +75,9 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 @contextlib.contextmanager
 def service_platform(db_name: str, redis_url: str, worker_concurrency: int = 2) -> Iterator[None]:
-    """Service mode on a fresh database and Redis db: migrated, a Celery worker (prefork)
-    and beat running, and Django set up in this process on the same settings."""
+    """Service mode on a fresh database and Redis db: migrated, a Celery worker (prefork),
+    beat and the move timer running, and Django set up in this process on the same
+    settings."""
     (ROOT / "var").mkdir(exist_ok=True)
     env = {
         **os.environ,
@@ -105,6 +106,7 @@ def service_platform(db_name: str, redis_url: str, worker_concurrency: int = 2) 
         env,
         f"{db_name}-beat.log",
     )
+    timer = start([str(BIN / "python"), "manage.py", "movetimer"], env, f"{db_name}-timer.log")
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
     import django
@@ -116,3 +118,4 @@ def service_platform(db_name: str, redis_url: str, worker_concurrency: int = 2) 
     finally:
         stop(worker)
         stop(beat)
+        stop(timer)

@@ -77,7 +77,8 @@ def synthetic_ranks(strengths: list[float], rng: random.Random) -> list[int]:
 def store_games(games: int, players: int, seed: int) -> list[int]:
     from django.db import transaction
 
-    from games.models import Game, GamePlayer, Player, Table
+    from accounts.models import Player
+    from games.models import Game, GamePlayer, Table
 
     rng = random.Random(seed)
     Player.objects.bulk_create(Player(username=f"bench{i}", password="!") for i in range(players))

@@ -18,6 +18,8 @@ import time
 
 from common import service_platform
 
+from accounts.services import register_player
+
 DB_NAME = "sergeant_bench_tournament"
 REDIS_URL = "redis://127.0.0.1:6379/14"
 
@@ -32,12 +34,11 @@ def main() -> None:
     args = parser.parse_args()
 
     with service_platform(DB_NAME, REDIS_URL):
-        from games import services as games
         from games.models import Game, GameEvent
         from tournaments import services
         from tournaments.models import Round, Tournament
 
-        organiser, _ = games.register_player("bench-organiser", "bench-password-1")
+        organiser, _ = register_player("bench-organiser", password="bench-password-1")
         tournament = services.create_tournament(
             organiser,
             {

@@ -6,13 +6,13 @@ from bots.models import BotAccount, WebhookDelivery
 
 
 @admin.register(BotAccount)
-class BotAccountAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class BotAccountAdmin(admin.ModelAdmin):
     list_display = ("player", "mode", "webhook_url", "created_at")
     readonly_fields = ("webhook_secret",)
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class WebhookDeliveryAdmin(admin.ModelAdmin):
     """The log of webhook pushes: read-only, it records what happened."""
 
     list_display = ("game", "seat", "version", "bot", "outcome", "http_status", "duration_ms")

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.auth import require_scope
+from accounts.models import ApiToken, Player
+from accounts.serializers import USERNAME_PATTERN
+from api.schema import ERROR
 from bots.models import BotAccount
 from bots.services import create_bot_account
-from games.auth import require_scope
-from games.models import ApiToken, Player
-from games.serializers import USERNAME_PATTERN
-
-ERROR = OpenApiResponse(description='`{"error": {"code", "message", ...}}`')
 
 
 class BotCreateSerializer(serializers.Serializer[Any]):
@@ -46,7 +45,10 @@ class BotsView(APIView):
         data = serializer.validated_data
         assert isinstance(request.user, Player)
         account, key = create_bot_account(
-            request.user, data["username"], data["mode"], data["webhook_url"]
+            request.user,
+            username=data["username"],
+            mode=data["mode"],
+            webhook_url=data["webhook_url"],
         )
         body: dict[str, Any] = {
             "username": account.player.username,

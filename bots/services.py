@@ -6,7 +6,6 @@ import json
 import logging
 import random
 import secrets
-import threading
 import time
 from typing import Any
 
@@ -15,21 +14,23 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
+from accounts.models import HOUSE_BOT_PREFIX, Player
+from accounts.services import create_bot_player
 from bots.models import BotAccount, WebhookDelivery
 from bots.outbound import ReplyTooLarge, Unresolvable, UnsafeUrl, post, resolve_target
 from bots.sdk import SIGNATURE_HEADER, signature
 from bots.strategies import choose_action
 from core.errors import DomainError, Invalid
 from games.errors import IllegalMove, TurnGone
-from games.models import HOUSE_BOT_PREFIX, Game, Player
+from games.models import Game
 from games.selectors import game_view
-from games.services import act_for_seat, create_bot_player, submit_action
+from games.services import act_for_seat, submit_action
 
 log = logging.getLogger(__name__)
 
 
 def create_bot_account(
-    owner: Player, username: str, mode: str, webhook_url: str
+    owner: Player, *, username: str, mode: str, webhook_url: str
 ) -> tuple[BotAccount, str]:
     """A bot account owned by ``owner``; returns it and its token key."""
     if mode == BotAccount.Mode.WEBHOOK and not webhook_url:
@@ -46,7 +47,7 @@ def create_bot_account(
         except UnsafeUrl as error:
             raise Invalid("invalid", str(error), fields={"webhook_url": [str(error)]}) from error
     with transaction.atomic():
-        player, key = create_bot_player(owner, username)
+        player, key = create_bot_player(owner, username=username)
         account = BotAccount.objects.create(
             player=player,
             mode=mode,
@@ -60,18 +61,12 @@ def create_bot_account(
 
 
 #: A house bot task goes on playing the game's next house-bot turns itself for up to this
-#: long (no Celery hop, no re-read between moves), then hands the next one to a new task so
-#: one game cannot hold a worker process for long.
+#: long (no Celery hop, no re-read between moves), then leaves the next one to a new task,
+#: so that one game cannot hold a worker process for long.
 HOUSE_CHAIN_SECONDS = 0.2
-_chain = threading.local()
 
 
-def chaining() -> bool:
-    """Is this thread inside a house bot task that will play the next house turn itself?"""
-    return bool(getattr(_chain, "active", False))
-
-
-def play_house_turn(game_id: int, seat: int, version: int, bot: str) -> int:
+def play_house_turn(game_id: int, *, seat: int, version: int, bot: str) -> int:
     """House bot ``bot`` acts for ``seat`` of the game as it was at ``version``, then plays
     the house-bot turns that follow (see ``HOUSE_CHAIN_SECONDS``).
 
@@ -88,10 +83,18 @@ def play_house_turn(game_id: int, seat: int, version: int, bot: str) -> int:
         if not view["legal_actions"]:
             return moves
         action = choose_action(bot, view, random.Random(), settings.HOUSE_BOT_BUDGET_SECONDS)
-        # While set, the turn_started receiver leaves the next house turns to this loop.
-        _chain.active = True
+        # Within its time, the chain plays the house-bot turn that follows itself, so the
+        # move does not announce it; its last move announces it like any other, and the
+        # turn goes to a new task (bots.receivers).
+        chaining = time.monotonic() < give_up_at
         try:
-            moved = act_for_seat(game_id, seat, action, expected_version=version)
+            moved = act_for_seat(
+                game_id,
+                seat=seat,
+                action=action,
+                expected_version=version,
+                announce_house_turns=not chaining,
+            )
         except IllegalMove as error:
             # A house bot's illegal action is a bug: log it loudly; the move timer plays for it.
             log.error(
@@ -102,22 +105,13 @@ def play_house_turn(game_id: int, seat: int, version: int, bot: str) -> int:
                 error,
             )
             return moves
-        finally:
-            _chain.active = False
         if moved is None:
             return moves
         moves += 1
-        game = moved
-        following = next_house_turn(game)
+        following = next_house_turn(moved) if chaining else None
         if following is None:
             return moves
-        seat, bot = following
-        version = game.version
-        if time.monotonic() > give_up_at:
-            from bots import tasks
-
-            tasks.play_house_turn.delay(game_id, seat, version, bot)
-            return moves
+        game, (seat, bot), version = moved, following, moved.version
 
 
 def next_house_turn(game: Game) -> tuple[int, str] | None:
@@ -131,7 +125,7 @@ def next_house_turn(game: Game) -> tuple[int, str] | None:
     return None
 
 
-def push_turn_to_webhook(game_id: int, seat: int, version: int, player_id: int) -> str:
+def push_turn_to_webhook(game_id: int, *, seat: int, version: int, player_id: int) -> str:
     """POST the seat's game view to the bot's webhook and apply the action it answers.
 
     The answer goes through the API's own service (``submit_action`` with the bot's account
@@ -190,7 +184,7 @@ def push_turn_to_webhook(game_id: int, seat: int, version: int, player_id: int) 
             reply.status,
         )
     try:
-        submit_action(account.player, game_id, action, expected_version=version)
+        submit_action(account.player, game_id=game_id, action=action, expected_version=version)
     except DomainError as error:
         stale = isinstance(error, TurnGone)
         outcome = WebhookDelivery.Outcome.STALE if stale else WebhookDelivery.Outcome.ILLEGAL

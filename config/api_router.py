@@ -9,6 +9,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("", include("accounts.urls")),
+    path("", include("realtime.urls")),
     path("", include("games.urls")),
     path("", include("bots.urls")),
     path("", include("tournaments.urls")),

@@ -26,7 +26,8 @@ MAX_DRAIN_WAIT_SECONDS = 0.25
 
 
 class Channel(filesystem.Channel):
-    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+    # kombu's filesystem channel names the base's ``message`` ``payload``, as here.
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
         # Same final name as kombu (ordering by time, then the queue the consumer matches).
         name = f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
         writing = os.path.join(self.data_folder_out, f"writing-{uuid.uuid4()}.partial")

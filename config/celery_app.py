@@ -5,11 +5,11 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import beat_init, worker_process_init
+from celery.signals import worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 
-app = Celery("sergeant_major", include=["config.health"])
+app = Celery("sergeant_major")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
@@ -26,14 +26,6 @@ def _leave_the_worker_process_group(**_: Any) -> None:
     # A solo pool runs this in the main process, which may lead its own session already.
     with contextlib.suppress(PermissionError):
         os.setpgid(0, 0)
-
-
-@beat_init.connect
-def _start_the_move_timer(**_: Any) -> None:
-    """Beat, of which a site runs exactly one, also keeps every game's move time."""
-    from games import timekeeper
-
-    timekeeper.start()
 
 
 @worker_process_init.connect

@@ -5,7 +5,7 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import include, path
 
 from api.errors import error_body
-from config.health import HealthView
+from health.views import HealthView
 
 urlpatterns = [
     path("healthz", HealthView.as_view(), name="healthz"),

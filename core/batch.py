@@ -9,7 +9,7 @@ transaction.
 
 The update is conditional (``expected``: columns that must still hold these values, such as
 the game's ``version``), and the inserts happen only if it does: the statement is then the
-whole change, and needs no transaction around it (see ``games.services._record_change``).
+whole change, and needs no transaction around it (see ``games.changes``).
 
 New rows are given their primary keys (on PostgreSQL the statement returns them; on SQLite
 ``bulk_create`` sets them), so that stream lines can name their message. No
@@ -94,7 +94,7 @@ def _insert(
 ) -> tuple[str, list[Any]]:
     """``INSERT ... SELECT`` of the rows, which inserts nothing unless ``changed`` (the
     update) has a row."""
-    head, one_row, fields = _insert_shape(model, connection.vendor)
+    head, one_row, fields = _insert_shape(model, connection.vendor)  # type: ignore[arg-type]  # a model class is hashable
     params = [
         f.get_db_prep_save(f.pre_save(new, add=True), connection) for new in rows for f in fields
     ]

@@ -14,7 +14,7 @@ renderer raised), and a decoded integer beyond 64 bits becomes a float.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from django.db import models
@@ -32,9 +32,15 @@ def loads(text: str | bytes) -> Any:
     return orjson.loads(text)
 
 
-class JSONField(models.JSONField):  # type: ignore[type-arg]
+class JSONField(models.JSONField):
     """Django's ``JSONField``, its values encoded and decoded by orjson (a field given an
     encoder or a decoder of its own keeps Django's)."""
+
+    if TYPE_CHECKING:  # a model's attribute holds the JSON value, not the field
+
+        def __get__(self, instance: Any, owner: Any) -> Any: ...
+
+        def __set__(self, instance: Any, value: Any) -> None: ...
 
     def get_db_prep_value(
         self, value: Any, connection: BaseDatabaseWrapper, prepared: bool = False

@@ -43,7 +43,7 @@ def _converters(model: type[Model]) -> list[tuple[int, Any, Converter]]:
     as the ORM's compiler finds them: the backend's converters, then the field's."""
     known = _converters_by_connection.setdefault(connections[DEFAULT_DB_ALIAS], {})
     if model not in known:
-        _, _, cols = _shape(model, connection.vendor)
+        _, _, cols = _shape(model, connection.vendor)  # type: ignore[arg-type]  # a model class is hashable
         known[model] = [
             (position, col, convert)
             for position, col in enumerate(cols)
@@ -69,7 +69,7 @@ def load_one(model: type[M], sql: str, params: Sequence[Any]) -> M | None:
 def load_row(models: Sequence[type[Model]], sql: str, params: Sequence[Any]) -> list[Model] | None:
     """The first row of ``SELECT <each model's columns> <sql>`` as one instance of each of
     ``models`` (a join: their tables named in ``sql``, without aliases), or None."""
-    shapes = [_shape(model, connection.vendor) for model in models]
+    shapes = [_shape(model, connection.vendor) for model in models]  # type: ignore[arg-type]
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {', '.join(columns for columns, _, _ in shapes)} {sql}", params)
         row = cursor.fetchone()

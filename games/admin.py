@@ -1,44 +1,26 @@
 from typing import Any
 
 from django.contrib import admin
-from django.contrib.auth.admin import UserAdmin
 from django.http import HttpRequest
 
 from games.models import (
-    ApiToken,
     Game,
     GameEvent,
     GameJournalPart,
     GamePlayer,
-    Player,
     Table,
     TableSeat,
 )
 
 
-@admin.register(Player)
-class PlayerAdmin(UserAdmin):  # type: ignore[type-arg]
-    list_display = ("username", "is_bot", "owner", "email", "is_staff", "date_joined")
-    list_filter = ("is_bot", "is_staff", "is_active")
-    fieldsets = (*UserAdmin.fieldsets, ("Bot", {"fields": ("is_bot", "owner")}))  # type: ignore[misc]
-    raw_id_fields = ("owner",)
-
-
-@admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    list_display = ("key_prefix", "player", "name", "scopes", "created_at", "revoked_at")
-    readonly_fields = ("key_hash", "key_prefix", "created_at", "last_used_at")
-    raw_id_fields = ("player",)
-
-
-class TableSeatInline(admin.TabularInline):  # type: ignore[type-arg]
+class TableSeatInline(admin.TabularInline):
     model = TableSeat
     extra = 0
     raw_id_fields = ("player",)
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class TableAdmin(admin.ModelAdmin):
     list_display = ("id", "status", "created_by", "rated", "move_seconds", "created_at")
     list_filter = ("status", "rated")
     # Set by services.create_table only: set here, it would skip the check that only house
@@ -47,7 +29,7 @@ class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     inlines = [TableSeatInline]
 
 
-class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
+class ReadOnlyInline(admin.TabularInline):
     extra = 0
     can_delete = False
 
@@ -68,7 +50,7 @@ class GameJournalPartInline(ReadOnlyInline):
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class GameAdmin(admin.ModelAdmin):
     """Games are read-only here: their state changes only through the engine."""
 
     list_display = ("id", "status", "phase", "hand_number", "version", "started_at")
@@ -86,7 +68,7 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(GameEvent)
-class GameEventAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class GameEventAdmin(admin.ModelAdmin):
     list_display = ("game", "seq", "type", "public", "at")
     list_filter = ("type",)
 

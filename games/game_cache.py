@@ -1,7 +1,7 @@
 """The game rows this web process wrote last, so that the next move of a game skips its read.
 
 A move reads the game's row, applies the action and writes the row back if its ``version``
-is still the one read (``services._record_change``). When this process wrote the game's
+is still the one read (``games.changes.write``). When this process wrote the game's
 last change, the row it wrote is what a read would return: keeping it saves the read (a
 database round trip and the row's decoding, about 8% of a move's server CPU, measured).
 
@@ -10,9 +10,9 @@ The cache is only a guess, never trusted for an answer:
 * a move made on a cached row that is stale fails its version-checked write, and one that
   the cached row refuses (not your turn, a stale ``expected_version``, an illegal card) is
   not answered from it: either way the move is tried again from a fresh read
-  (``services._submit_once``);
+  (``services.submit_action``);
 * a change made by another process drops the entry when its wake-up arrives (every change
-  publishes on the game's channel, and every web process hears every change: realtime.py);
+  publishes on the game's channel, and every web process hears every change: realtime/hub.py);
 * entries are kept only while this process's Redis subscription is up, and all are dropped
   when it (re)subscribes, since wake-ups may have been missed in between. Without Redis (the
   embedded default) nothing is kept: the worker's changes would go unheard.
@@ -30,8 +30,8 @@ from functools import partial
 
 from django.db import transaction
 
-from games import realtime
 from games.models import Game
+from realtime import delivery
 
 #: Games kept at most (the least recently written go first): a row is about 3 KB.
 MAX_GAMES = 4096
@@ -94,15 +94,15 @@ class GameCache:
 
 
 def _forget(channels: Iterable[str] | None) -> None:
-    """A change made elsewhere (realtime.on_changes_elsewhere): drop its game's row."""
+    """A change made elsewhere (delivery.on_changes_elsewhere): drop its game's row."""
     if channels is None:
         written_here.clear()
     else:
         written_here.drop(
-            game_id for game_id in map(realtime.game_of_channel, channels) if game_id is not None
+            game_id for game_id in map(delivery.game_of_channel, channels) if game_id is not None
         )
 
 
 #: The rows of the games this process wrote last (used by ``services``).
-written_here = GameCache(realtime.hears_changes_elsewhere)
-realtime.on_changes_elsewhere(_forget)
+written_here = GameCache(delivery.hears_changes_elsewhere)
+delivery.on_changes_elsewhere(_forget)

@@ -1,4 +1,4 @@
-"""Players, tokens, tables and games.
+"""Tables and games.
 
 A game row stores the engine's serialised state and a ``version``; each accepted action
 appends :class:`GameEvent` rows (with their visibility) and bumps the version in one
@@ -10,55 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.contrib.auth.models import AbstractUser
 from django.db import models
 
+from accounts.models import Player
 from core import json_codec
 from core.json_codec import JSONField
 from games.engine import Game as Engine
-
-
-class Player(AbstractUser):
-    """An account: a human, a bot account owned by a human, or a house bot (``house:...``)."""
-
-    is_bot = models.BooleanField(default=False)
-    owner = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="bots"
-    )
-
-    class Meta:
-        db_table = "games_player"
-
-    def __str__(self) -> str:
-        return self.username
-
-    @property
-    def is_house_bot(self) -> bool:
-        return self.username.startswith(HOUSE_BOT_PREFIX)
-
-
-HOUSE_BOT_PREFIX = "house:"
-
-
-class ApiToken(models.Model):
-    """A revocable API token. Only the SHA-256 of the key is stored; the key is shown once."""
-
-    class Scope(models.TextChoices):
-        PLAY = "play"
-        BOT = "bot"
-        ORGANISE = "organise"
-
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="tokens")
-    name = models.CharField(max_length=100, blank=True)
-    key_hash = models.CharField(max_length=64, unique=True)
-    key_prefix = models.CharField(max_length=12)
-    scopes = JSONField(default=list)
-    created_at = models.DateTimeField(auto_now_add=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"{self.key_prefix}… ({self.player})"
 
 
 class Table(models.Model):
@@ -169,6 +126,11 @@ class Game(models.Model):
         """The seats ``player_id`` acts for now."""
         return [s["seat"] for s in self.seats if s["acting_player_id"] == player_id]
 
+    def played_by(self, seat: int | None) -> str | None:
+        """The house bot that plays ``seat`` for its player now, or None."""
+        entry = next((s for s in self.seats if s["seat"] == seat), None)
+        return None if entry is None else entry["played_by"]
+
     def acting_players(self) -> dict[int, int]:
         return {s["seat"]: s["acting_player_id"] for s in self.seats}
 
@@ -275,25 +237,6 @@ class GameEvent(models.Model):
 
     def __str__(self) -> str:
         return f"game {self.game_id} #{self.seq} {self.type}"
-
-
-class PlayerMessage(models.Model):
-    """A line for a player's ``/api/v1/stream`` (``game_start``, ``your_turn``, ...)."""
-
-    # No index of its own: the (player, id) index starts with the player (an index more to
-    # update for every message a move writes).
-    player = models.ForeignKey(
-        Player, on_delete=models.CASCADE, related_name="messages", db_index=False
-    )
-    type = models.CharField(max_length=30)
-    payload = JSONField()
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        indexes = [models.Index(fields=["player", "id"])]
-
-    def __str__(self) -> str:
-        return f"{self.type} for {self.player_id}"
 
 
 class IdempotencyRecord(models.Model):

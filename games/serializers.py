@@ -1,14 +1,10 @@
-"""Input validation and documented output shapes of the games API (API.md)."""
+"""Input validation and documented output shapes of the games API: tables, games, histories."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rest_framework import serializers
-
-from games.models import ApiToken
-
-USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,29}$"
 
 
 class RulesField(serializers.JSONField):
@@ -18,52 +14,6 @@ class RulesField(serializers.JSONField):
         if not isinstance(data, str | dict):
             raise serializers.ValidationError("A preset name or an object with a 'preset'.")
         return data
-
-
-class RegisterSerializer(serializers.Serializer[Any]):
-    username = serializers.RegexField(USERNAME_PATTERN, help_text="3-30 letters, digits, _ . -")
-    password = serializers.CharField(write_only=True, min_length=8, max_length=200)
-    email = serializers.EmailField(required=False, allow_blank=True, default="", max_length=254)
-
-
-class LoginSerializer(serializers.Serializer[Any]):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=200, write_only=True)
-    scopes = serializers.ListField(
-        child=serializers.ChoiceField(ApiToken.Scope.choices), required=False, allow_empty=False
-    )
-    name = serializers.CharField(max_length=100, required=False, default="")
-
-
-class NewTokenSerializer(serializers.Serializer[Any]):
-    scopes = serializers.ListField(
-        child=serializers.ChoiceField(ApiToken.Scope.choices), allow_empty=False
-    )
-    name = serializers.CharField(max_length=100, required=False, default="")
-
-
-class AccountTokenSerializer(serializers.Serializer[Any]):
-    username = serializers.CharField()
-    token = serializers.CharField()
-
-
-class TokenSerializer(serializers.Serializer[Any]):
-    token = serializers.CharField()
-
-
-class TokenInfoSerializer(serializers.ModelSerializer[ApiToken]):
-    class Meta:
-        model = ApiToken
-        fields = ["id", "name", "key_prefix", "scopes", "created_at", "last_used_at"]
-
-
-class MeSerializer(serializers.Serializer[Any]):
-    username = serializers.CharField()
-    is_bot = serializers.BooleanField()
-    owner = serializers.CharField(allow_null=True)
-    email = serializers.CharField()
-    scopes = serializers.ListField(child=serializers.CharField())
-    bots = serializers.ListField(child=serializers.CharField())
 
 
 class TableCreateSerializer(serializers.Serializer[Any]):
@@ -164,19 +114,3 @@ class ProfileSerializer(serializers.Serializer[Any]):
     games_won = serializers.IntegerField()
     games_in_progress = serializers.IntegerField()
     ratings = serializers.JSONField(required=False)
-
-
-def paginated(item: type[serializers.Serializer[Any]]) -> serializers.Serializer[Any]:
-    """The documented shape of a paginated list of ``item``: {count, next, previous, results}."""
-    from drf_spectacular.utils import inline_serializer
-
-    name = item.__name__.removesuffix("Serializer")
-    return inline_serializer(  # type: ignore[no-any-return]
-        f"Paginated{name}List",
-        {
-            "count": serializers.IntegerField(),
-            "next": serializers.URLField(allow_null=True),
-            "previous": serializers.URLField(allow_null=True),
-            "results": item(many=True),
-        },
-    )

@@ -1,17 +1,53 @@
 """What the games app announces, after commit, for other apps to consume.
 
-``games`` imports none of its consumers: ratings and tournaments connect receivers to
-:data:`game_finished`; the bots app (house bots, webhooks) connects to :data:`turn_started`.
+``games`` imports none of its consumers: config/wiring.py connects the ratings and
+tournaments apps to :data:`game_finished` and the bots app (house bots, webhooks) to
+:data:`turn_started`. Each signal carries one typed event as its ``event`` argument, and is
+sent with ``send_robust``: a receiver's error is logged and keeps from no other receiver.
 """
+
+from __future__ import annotations
+
+from dataclasses import dataclass
 
 from django.dispatch import Signal
 
-#: A game ended. Keyword arguments: ``game_id``, ``rated`` and ``standings`` (a list of
-#: ``{"seat", "player_id", "rank", "score"}``; ranks as RULES.md, ties share a rank). Sent
-#: with ``send_robust``: a receiver's error is logged and keeps from no other receiver.
+
+@dataclass(frozen=True)
+class SeatResult:
+    """How a game ended for one seat: ranks as the rules give them (ties share a rank),
+    with a seat handed to a bot ranked after every present player."""
+
+    seat: int
+    player_id: int
+    rank: int
+    score: int
+
+
+@dataclass(frozen=True)
+class GameFinished:
+    """A game ended (played out, or adjudicated: then it is not rated)."""
+
+    game_id: int
+    rated: bool
+    standings: tuple[SeatResult, ...]
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """A seat must act, at the game's ``version``. ``player_id``, ``username`` and
+    ``is_bot`` are of whoever plays the seat now: after a hand-over, the house bot."""
+
+    game_id: int
+    seat: int
+    player_id: int
+    username: str
+    is_bot: bool
+    version: int
+
+
+#: Sent with ``event=GameFinished(...)`` once the end is committed.
 game_finished = Signal()
 
-#: A seat must act. Keyword arguments: ``game_id``, ``seat``, ``player_id``, ``username`` and
-#: ``is_bot`` (of whoever plays the seat now: after a hand-over, the house bot) and
-#: ``version`` (the game's version at which the seat became due). Sent with ``send_robust``.
+#: Sent with ``event=TurnStarted(...)`` once the change that made the seat due is committed.
 turn_started = Signal()

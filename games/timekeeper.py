@@ -1,8 +1,9 @@
 """The move timer of every game: one loop that plays for late seats at their deadlines.
 
-It runs as a thread of the Celery beat process (config/celery_app.py), of which a site runs
-exactly one, so no two loops race for the same games (were there two, the row lock and
-``skip_locked`` in :func:`games.services.expire_turns` would still keep each timeout once).
+It runs as a process of its own, ``python manage.py movetimer`` (platform/Procfile's
+``timer``), of which a site runs exactly one, so no two loops race for the same games (were
+there two, the row lock and ``skip_locked`` in :func:`games.services.expire_turns` would
+still keep each timeout once).
 
 A move only writes its deadline, which the game row holds anyway. The loop reads the nearest
 deadline from the ``(status, deadline)`` index and sleeps until then, looking again at least
@@ -17,7 +18,6 @@ look.
 
 from __future__ import annotations
 
-import atexit
 import logging
 import threading
 import time
@@ -25,7 +25,7 @@ import time
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
-from config.health import store_move_timer_look
+from core.heartbeats import store_move_timer_look
 from games import services
 
 logger = logging.getLogger(__name__)
@@ -53,7 +53,9 @@ class MoveTimer:
         now = time.monotonic()
         self.resting = {game: until for game, until in self.resting.items() if until > now}
         changed = 0
-        for game_id in services.overdue_games(settings.MOVE_TIMER_BATCH, set(self.resting)):
+        for game_id in services.overdue_games(
+            settings.MOVE_TIMER_BATCH, excluding=set(self.resting)
+        ):
             try:
                 changed += services.expire_turns(game_id)
             except (OperationalError, InterfaceError):
@@ -90,18 +92,3 @@ class MoveTimer:
         if time.monotonic() - self._last_reported >= settings.HEARTBEAT_INTERVAL:
             store_move_timer_look()
             self._last_reported = time.monotonic()
-
-
-def start() -> MoveTimer:
-    """Start the loop in a thread; at exit, it finishes its look (so that what a timeout
-    announces after commit, such as a house bot's next turn, is sent) and stops."""
-    timer = MoveTimer()
-    thread = threading.Thread(target=timer.run, name="move-timer", daemon=True)
-    thread.start()
-
-    def stop() -> None:
-        timer.stop.set()
-        thread.join(timeout=10)
-
-    atexit.register(stop)
-    return timer

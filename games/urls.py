@@ -5,11 +5,6 @@ from django.urls import path
 from games import api
 
 urlpatterns = [
-    path("accounts/register", api.RegisterView.as_view(), name="accounts-register"),
-    path("accounts/token", api.LoginView.as_view(), name="accounts-token"),
-    path("me", api.MeView.as_view(), name="me"),
-    path("me/tokens", api.MyTokensView.as_view(), name="me-tokens"),
-    path("me/tokens/<int:token_id>", api.MyTokenView.as_view(), name="me-token"),
     path("tables", api.TablesView.as_view(), name="tables"),
     path("tables/<int:table_id>", api.TableView.as_view(), name="table"),
     path("tables/<int:table_id>/join", api.TableJoinView.as_view(), name="table-join"),
@@ -19,7 +14,6 @@ urlpatterns = [
     path("games/<int:game_id>/actions", api.GameActionsView.as_view(), name="game-actions"),
     path("games/<int:game_id>/events", api.game_events, name="game-events"),
     path("games/<int:game_id>/record", api.GameRecordView.as_view(), name="game-record"),
-    path("stream", api.stream, name="stream"),
     path("players/<str:username>", api.PlayerView.as_view(), name="player"),
     path("players/<str:username>/games", api.PlayerGamesView.as_view(), name="player-games"),
 ]

@@ -6,19 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.pagination import paginate, paginated
+from api.schema import ERROR
 from core.errors import Invalid
-from games.serializers import paginated
 from ratings import selectors
 from ratings.pools import DEFAULT_POOL, POOL_PRESETS, POOLS
 
-ERROR = OpenApiResponse(description='`{"error": {"code", "message", ...}}`')
 POOL_PARAMETER = OpenApiParameter(
     "pool",
     str,
@@ -68,12 +67,6 @@ class PredictionSerializer(serializers.Serializer[Any]):
     players = PredictedPlayerSerializer(many=True)
 
 
-def paginate(view: APIView, request: Request, items: Any) -> Response:
-    paginator = PageNumberPagination()
-    page = paginator.paginate_queryset(items, request, view=view)
-    return paginator.get_paginated_response(list(page or []))
-
-
 class LeaderboardView(APIView):
     @extend_schema(
         operation_id="ratings_leaderboard",
@@ -94,6 +87,10 @@ class LeaderboardView(APIView):
         return paginate(self, request, selectors.leaderboard(pool, which))
 
 
+def _points(changes: list[Any]) -> list[dict[str, Any]]:
+    return [selectors.history_point(change) for change in changes]
+
+
 class PlayerRatingsView(APIView):
     @extend_schema(
         operation_id="players_ratings",
@@ -103,10 +100,8 @@ class PlayerRatingsView(APIView):
     )
     def get(self, request: Request, username: str) -> Response:
         pool = selectors.valid_pool(request.query_params.get("pool"))
-        rows = selectors.rating_history(username, pool)
-        paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(rows, request, view=self)
-        return paginator.get_paginated_response([selectors.history_point(c) for c in page or []])
+        rows = selectors.rating_history(username, pool=pool)
+        return paginate(self, request, rows, shown=_points)
 
 
 class PredictView(APIView):

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from django.db import models
 
-from games.models import Game, Player
+from accounts.models import Player
+from games.models import Game
 
 
 class RatingPool(models.Model):

@@ -8,18 +8,19 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from games.signals import GameFinished
+from ratings.tasks import rate_game
+
 log = logging.getLogger(__name__)
 
 
-def on_game_finished(sender: Any, game_id: int, rated: bool, **_: Any) -> None:
+def on_game_finished(*, event: GameFinished, **_: Any) -> None:
     """Queue the rating update of a finished rated game (off the request that ended it)."""
-    if rated and settings.RATINGS_RATE_FINISHED_GAMES:
-        transaction.on_commit(lambda: enqueue_rating(game_id))
+    if event.rated and settings.RATINGS_RATE_FINISHED_GAMES:
+        transaction.on_commit(lambda: enqueue_rating(event.game_id))
 
 
 def enqueue_rating(game_id: int) -> None:
-    from ratings.tasks import rate_game
-
     try:
         rate_game.delay(game_id)
     except Exception:  # the broker is down: the move must not fail for it

@@ -12,9 +12,10 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from accounts.models import Player
+from accounts.selectors import active_player
 from core.errors import Invalid
-from games.models import GamePlayer, Player
-from games.selectors import player
+from games.models import GamePlayer
 from ratings import skill
 from ratings.models import Rating, RatingChange
 from ratings.pools import DEFAULT_POOL, POOLS, pool_of, table_size
@@ -136,9 +137,9 @@ def leaderboard(
     return [{"rank": i, **entry} for i, entry in enumerate(entries, start=1)]
 
 
-def rating_history(username: str, pool: str) -> QuerySet[RatingChange]:
+def rating_history(username: str, *, pool: str) -> QuerySet[RatingChange]:
     """A player's rating after each rated game of ``pool``, oldest first."""
-    found = player(username)
+    found = active_player(username)
     return RatingChange.objects.filter(player=found, pool=pool).order_by("at", "game_id")
 
 
@@ -164,7 +165,7 @@ def prediction(pool: str, usernames: Sequence[str]) -> dict[str, Any]:
             fields={"players": [f"{size} comma-separated usernames"]},
         )
     now = timezone.now()
-    shown = [current_rating(player(name).pk, pool, now) for name in usernames]
+    shown = [current_rating(active_player(name).pk, pool, now) for name in usernames]
     predicted = skill.predict([s.skill for s in shown])
     return {
         "pool": pool,

@@ -151,7 +151,7 @@ def _bulk_insert(model: type[Model], fields: list[str], rows: list[tuple[object,
     if not rows:
         return
     if connection.vendor != "postgresql":
-        model.objects.bulk_create(  # type: ignore[attr-defined]
+        model.objects.bulk_create(
             (model(**dict(zip(fields, row, strict=True))) for row in rows), batch_size=WRITE_BATCH
         )
         return

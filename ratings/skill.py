@@ -144,7 +144,7 @@ def rate_game(
         [MODEL.rating(mu=priors[s.player_id].mu, sigma=priors[s.player_id].sigma)] for s in seats
     ]
     ranks = rating_ranks(seats)
-    results = MODEL.rate(teams, ranks=ranks)
+    results = MODEL.rate(teams, ranks=[float(rank) for rank in ranks])
     if len(priors) == len(seats):
         return [
             Change(seat.player_id, seat.seat, rank, priors[seat.player_id], Skill(r.mu, r.sigma))

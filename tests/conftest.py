@@ -19,7 +19,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.db.models import F
 
-from config.health import HEARTBEAT_KEY, MOVE_TIMER_KEY
+from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY
 from tests.support import ROOT, VENV_BIN, clean_env, start_process, stop_process_group, wait_until
 
 
@@ -49,7 +49,7 @@ def suite_process_env(django_db_blocker: Any) -> dict[str, str]:
 
 class WorkerInfo:
     """A Celery worker of the suite: the suite's own (``name`` "worker", with the beat that
-    runs the periodic tasks and the move timer), or one a test starts beside or instead of it.
+    runs the periodic tasks, and the move timer), or one a test starts beside or instead of it.
 
     Tests may :meth:`kill` the worker the hard way (SIGKILL, losing whatever it held) and
     :meth:`start` it again; ``pid`` is the current process's.
@@ -60,8 +60,10 @@ class WorkerInfo:
         self.hostname = f"test-{name}-{os.getpid()}@localhost"
         self.log_path = log_dir / f"celery-{name}.log"
         self.beat_log_path = log_dir / "celery-beat.log"
+        self.timer_log_path = log_dir / "movetimer.log"
         self.process: subprocess.Popen[bytes] | None = None
         self.beat: subprocess.Popen[bytes] | None = None
+        self.timer: subprocess.Popen[bytes] | None = None
 
     @property
     def pid(self) -> int:
@@ -96,9 +98,9 @@ class WorkerInfo:
         wait_until(ready, timeout=60, interval=0.1, what="the Celery worker to be ready")
 
     def start_beat(self) -> None:
-        """Start beat and wait for its move timer's first look (GET /healthz checks it)."""
-        cache.delete(MOVE_TIMER_KEY)
-        beat = self.beat = start_process(
+        """Start beat (the periodic tasks) and the move timer, and wait for the timer's
+        first look (GET /healthz checks it)."""
+        self.beat = start_process(
             [
                 str(VENV_BIN / "celery"),
                 "-A",
@@ -111,18 +113,29 @@ class WorkerInfo:
             self.beat_log_path,
             cwd=ROOT,
         )
+        self.start_timer()
+
+    def start_timer(self) -> None:
+        """Start the move timer (``manage.py movetimer``) and wait for its first look."""
+        cache.delete(MOVE_TIMER_KEY)
+        timer = self.timer = start_process(
+            [str(VENV_BIN / "python"), "manage.py", "movetimer"],
+            self.env,
+            self.timer_log_path,
+            cwd=ROOT,
+        )
 
         def looked() -> bool:
-            if beat.poll() is not None:
-                raise RuntimeError(f"beat exited:\n{self.beat_log_path.read_text()}")
+            if timer.poll() is not None:
+                raise RuntimeError(f"the move timer exited:\n{self.timer_log_path.read_text()}")
             return cache.get(MOVE_TIMER_KEY) is not None
 
         wait_until(looked, timeout=60, interval=0.1, what="the move timer's first look")
 
-    def kill_beat(self) -> None:
-        """SIGKILL beat, and with it the move timer (games/timekeeper.py)."""
-        if self.beat is not None:
-            stop_process_group(self.beat, signal.SIGKILL)
+    def kill_timer(self) -> None:
+        """SIGKILL the move timer (games/timekeeper.py)."""
+        if self.timer is not None:
+            stop_process_group(self.timer, signal.SIGKILL)
 
     def kill(self) -> None:
         """SIGKILL the worker: tasks it had taken are lost."""
@@ -130,7 +143,7 @@ class WorkerInfo:
             stop_process_group(self.process, signal.SIGKILL)
 
     def stop(self) -> None:
-        for process in (self.process, self.beat):
+        for process in (self.process, self.beat, self.timer):
             if process is not None:
                 stop_process_group(process)
 
@@ -138,7 +151,7 @@ class WorkerInfo:
 @pytest.fixture(scope="session")
 def celery_worker(django_db_setup: Any, django_db_blocker: Any) -> Iterator[WorkerInfo]:
     """A real ``celery worker`` process on the test database, the suite's broker and queue,
-    with ``celery beat`` beside it for the periodic tasks and the move timer."""
+    with ``celery beat`` beside it for the periodic tasks, and the move timer."""
     from config.celery_app import app
 
     env = suite_process_env(django_db_blocker)

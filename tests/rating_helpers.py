@@ -5,9 +5,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from accounts.models import Player
+from accounts.services import register_player
 from games import selectors, services
 from games.engine import Game as Engine
-from games.models import Game, Player
+from games.models import Game
 from tests.game_helpers import choose_action
 
 QUICK_RULES: dict[str, Any] = {"preset": "classic", "max_hands": 1}
@@ -15,19 +17,19 @@ QUICK_RULES: dict[str, Any] = {"preset": "classic", "max_hands": 1}
 
 def new_players(prefix: str, count: int) -> list[Player]:
     return [
-        services.register_player(f"{prefix}{i}", "correct horse battery")[0] for i in range(count)
+        register_player(f"{prefix}{i}", password="correct horse battery")[0] for i in range(count)
     ]
 
 
 def start_game(seated: list[Player | str], rules: Any = QUICK_RULES, rated: bool = True) -> int:
     """A started game with ``seated`` in seat order (a player, or a house bot's name)."""
     creator = next(p for p in seated if isinstance(p, Player))
-    table = services.create_table(creator, rules, rated, 600, None)
+    table = services.create_table(creator, rules=rules, rated=rated, move_seconds=600, seat=None)
     for seat, who in enumerate(seated):
         if isinstance(who, str):
-            services.seat_bot(creator, table.pk, who, seat)
+            services.seat_bot(creator, table_id=table.pk, bot=who, seat=seat)
         else:
-            services.join_table(who, table.pk, seat)
+            services.join_table(who, table_id=table.pk, seat=seat)
     return Game.objects.get(table=table).pk
 
 
@@ -40,7 +42,9 @@ def play_out(game_id: int, rng: random.Random) -> Game:
         engine = Engine.from_json(game.state)
         seat = game.to_act[0]
         view = selectors.game_view(game, engine, seat)
-        services.act_for_seat(game_id, seat, choose_action(view, rng), game.version)
+        services.act_for_seat(
+            game_id, seat=seat, action=choose_action(view, rng), expected_version=game.version
+        )
 
 
 def finished_game(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from accounts.services import register_player
 from games import services
 from games.models import Game
 
@@ -13,17 +14,17 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def game() -> Game:
-    players = [services.register_player(f"adm{i}", "correct horse battery")[0] for i in range(3)]
-    table = services.create_table(players[0], "classic", True, 60, 0)
-    services.join_table(players[1], table.pk, None)
-    services.join_table(players[2], table.pk, None)
+    players = [register_player(f"adm{i}", password="correct horse battery")[0] for i in range(3)]
+    table = services.create_table(players[0], rules="classic", rated=True, move_seconds=60, seat=0)
+    services.join_table(players[1], table_id=table.pk, seat=None)
+    services.join_table(players[2], table_id=table.pk, seat=None)
     return Game.objects.get(table=table)
 
 
 def test_it_lists_players_tokens_tables_games_and_events(admin_client: Client, game: Game) -> None:
     for path in (
-        "/admin/games/player/",
-        "/admin/games/apitoken/",
+        "/admin/accounts/player/",
+        "/admin/accounts/apitoken/",
         "/admin/games/table/",
         "/admin/games/game/",
         "/admin/games/gameevent/",

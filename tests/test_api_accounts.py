@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from games.auth import issue_token, token_for_key
-from games.models import ApiToken, Player
+from accounts.auth import issue_token, token_for_key
+from accounts.models import ApiToken, Player
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer
 from tests.game_helpers import start_table

@@ -17,7 +17,8 @@ import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
 
-from games import ratelimit, services
+from accounts import ratelimit
+from accounts.services import register_player
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer
 
@@ -547,7 +548,7 @@ def assert_rate_limited(response: Any) -> int:
 def limited_token(settings: Any) -> str:
     """A token with a fresh counter, under a limit of 3 requests a minute."""
     settings.RATE_LIMIT_PER_MINUTE = 3
-    player, key = services.register_player("limited", "correct horse battery")
+    player, key = register_player("limited", password="correct horse battery")
     fresh_rate_window(f"token:{player.tokens.get().pk}")
     return key
 
@@ -583,7 +584,7 @@ def test_it_rate_limits_each_token_on_its_own(limited_token: str) -> None:
     for _ in range(3):
         limited.get("/api/v1/me")
     assert_rate_limited(limited.get("/api/v1/me"))
-    other, key = services.register_player("unlimited", "correct horse battery")
+    other, key = register_player("unlimited", password="correct horse battery")
     fresh_rate_window(f"token:{other.tokens.get().pk}")
     fresh = APIClient()
     fresh.credentials(HTTP_AUTHORIZATION=f"Token {key}")

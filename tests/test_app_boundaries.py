@@ -1,6 +1,9 @@
-"""The apps depend one way: games knows nothing of ratings, tournaments or bots (they listen
-to its signals and fill its extension points), and the rules engine knows nothing of Django
-or of the project (games/engine/README.md: pure Python, standard library only).
+"""The apps depend one way, in layers: core, then api, accounts, realtime, games, and the apps
+built on games (bots, ratings, tournaments), which know nothing of each other; config wires
+them together (config/wiring.py). No module imports itself back through others (no import
+circles), other apps reach realtime delivery through ``realtime.delivery`` only, no app
+holds more than about a third of the code, and the rules engine knows nothing of Django or
+of the project (games/engine/README.md: pure Python, standard library only).
 
 Every ``.py`` file is parsed with ``ast``: each ``import``/``from ... import`` anywhere in
 it (inside functions, ``try`` and ``if TYPE_CHECKING`` blocks too), relative ones resolved
@@ -24,6 +27,18 @@ ENGINE = GAMES / "engine"
 PROJECT_PACKAGES = frozenset(p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file())
 #: What games must not import: the apps built on it.
 ABOVE_GAMES = frozenset({"ratings", "tournaments", "bots"})
+#: The layers, lowest first: a package may import its own layer's modules and lower ones.
+#: The apps of one layer (bots, ratings, tournaments) do not import each other.
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"core"}),
+    frozenset({"api"}),
+    frozenset({"accounts"}),
+    frozenset({"realtime"}),
+    frozenset({"games"}),
+    frozenset({"bots", "ratings", "tournaments"}),
+)
+#: Packages above every layer: wiring (config) and what checks or measures the rest.
+ABOVE_ALL = frozenset({"config", "health", "tests", "benchmarks"})
 
 
 @dataclass(frozen=True)
@@ -180,3 +195,145 @@ def test_it_keeps_the_engine_on_the_standard_library_only() -> None:
     ]
 
     assert not bad, report(bad, "games/engine/ imports beyond the standard library")
+
+
+def layer_of(package: str) -> int:
+    return next(number for number, layer in enumerate(LAYERS) if package in layer)
+
+
+def app_files() -> list[Path]:
+    """Every module of the apps and of config (not the tests or the benchmarks)."""
+    return [
+        path
+        for package in sorted(PROJECT_PACKAGES - {"tests", "benchmarks"})
+        for path in python_files(ROOT / package)
+    ]
+
+
+def test_it_knows_the_layer_of_every_package() -> None:
+    layered = {package for layer in LAYERS for package in layer}
+
+    assert layered == PROJECT_PACKAGES - ABOVE_ALL
+
+
+def test_it_keeps_each_layer_to_itself_and_the_layers_below() -> None:
+    bad = []
+    for path in app_files():
+        package = path.relative_to(ROOT).parts[0]
+        if package in ABOVE_ALL:
+            continue
+        for found in imports_in(path):
+            if found.top not in PROJECT_PACKAGES or found.top == package:
+                continue
+            if found.top in ABOVE_ALL or layer_of(found.top) >= layer_of(package):
+                bad.append(found)
+
+    assert not bad, report(bad, "an app imports its own layer's other apps or a higher layer")
+
+
+def test_it_lets_other_apps_reach_realtime_through_its_delivery_module_only() -> None:
+    bad = [
+        found
+        for path in app_files()
+        if path.relative_to(ROOT).parts[0] not in {"realtime", "config"}
+        for found in imports_in(path)
+        if found.within("realtime") and not found.within("realtime.delivery")
+    ]
+
+    assert not bad, report(bad, "an app imports realtime beyond realtime.delivery")
+
+
+def module_names() -> dict[Path, str]:
+    return {
+        path: ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for path in app_files()
+    }
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module of the apps and the modules of the apps it imports (anywhere in it): an
+    imported name resolves to the longest module it starts with."""
+    names = module_names()
+    modules = set(names.values())
+
+    def module_of(name: str) -> str | None:
+        parts = name.split(".")
+        for end in range(len(parts), 0, -1):
+            if ".".join(parts[:end]) in modules:
+                return ".".join(parts[:end])
+        return None
+
+    graph: dict[str, set[str]] = {}
+    for path, module in names.items():
+        targets = {module_of(found.module) for found in imports_in(path)}
+        graph[module] = {t for t in targets if t is not None and t != module}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in sorted(graph.get(module, ())):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_it_finds_an_import_circle() -> None:
+    graph = {"a.x": {"a.y"}, "a.y": {"a.z"}, "a.z": {"a.x"}, "b": {"a.x"}}
+
+    assert circles(graph) == [["a.x", "a.y", "a.z"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_it_has_no_import_circles() -> None:
+    graph = import_graph()
+
+    assert "games.services" in graph and "accounts.models" in graph["games.services"]
+    assert circles(graph) == []
+
+
+def code_lines(path: Path) -> int:
+    return sum(1 for line in path.read_text().splitlines() if line.strip())
+
+
+def test_it_keeps_every_app_under_about_a_third_of_the_code() -> None:
+    """Lines that are not blank, of every module but the migrations; the engine counted as
+    a part of its own."""
+    sizes: dict[str, int] = {}
+    for path in app_files():
+        if "migrations" in path.parts:
+            continue
+        part = "games.engine" if path.is_relative_to(ENGINE) else path.relative_to(ROOT).parts[0]
+        sizes[part] = sizes.get(part, 0) + code_lines(path)
+    total = sum(sizes.values())
+
+    assert sizes["games.engine"] > 0 and sizes["games"] > 0
+    crowded = {part: f"{n / total:.0%}" for part, n in sizes.items() if n > total * 0.35}
+    assert not crowded, f"parts holding more than about a third of the code: {crowded}"

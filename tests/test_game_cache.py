@@ -15,9 +15,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from accounts.models import Player
 from core.errors import DomainError
-from games import game_cache, realtime, selectors, services
-from games.models import Game, Player
+from games import game_cache, selectors, services
+from games.models import Game
+from realtime import hub
 from tests.game_helpers import choose_action
 from tests.rating_helpers import new_players, start_game
 
@@ -30,8 +32,8 @@ def subscribe() -> None:
     """Start this process's Redis subscription and wait until it is up."""
 
     async def until_subscribed() -> bool:
-        with realtime.listening(realtime.player_channel(0)):
-            return await realtime.wait_subscribed(10)
+        with hub.listening(hub.player_channel(0)):
+            return await hub.wait_subscribed(10)
 
     assert asyncio.run(until_subscribed())
 
@@ -56,7 +58,9 @@ def move(players: list[Player], game_id: int, rng: random.Random) -> dict[str, A
     game = Game.objects.get(pk=game_id)
     (seat,) = game.to_act
     view = selectors.game_view_for(game_id, players[seat])
-    return services.submit_action(players[seat], game_id, choose_action(view, rng), None)[1]
+    return services.submit_action(
+        players[seat], game_id=game_id, action=choose_action(view, rng), expected_version=None
+    )[1]
 
 
 def game_with_a_kept_row(seed: int) -> tuple[list[Player], int, random.Random, Game]:
@@ -114,7 +118,10 @@ def test_it_plays_a_move_the_stale_row_refuses_on_the_fresh_row(subscribed: None
 
     view = selectors.game_view_for(game_id, players[seat])
     status, body = services.submit_action(
-        players[seat], game_id, choose_action(view, rng), fresh.version
+        players[seat],
+        game_id=game_id,
+        action=choose_action(view, rng),
+        expected_version=fresh.version,
     )
 
     assert status == 200
@@ -135,7 +142,12 @@ def test_it_stores_nothing_from_a_stale_row(subscribed: None) -> None:
     assert stale_seat not in before.to_act
 
     with pytest.raises(DomainError) as refused:
-        services.submit_action(players[stale_seat], game_id, choose_action(view, rng), None)
+        services.submit_action(
+            players[stale_seat],
+            game_id=game_id,
+            action=choose_action(view, rng),
+            expected_version=None,
+        )
 
     assert refused.value.code == "not_your_turn"
     after = Game.objects.get(pk=game_id)
@@ -147,9 +159,9 @@ def test_it_forgets_a_game_another_process_changed(subscribed: None) -> None:
     move(players, game_id, random.Random(5))
     assert cache.get(game_id) is not None
     other = redis.Redis.from_url(settings.REDIS_URL)
-    channel = realtime.game_channel(game_id)
+    channel = hub.game_channel(game_id)
 
-    other.publish(realtime.REDIS_CHANNEL, realtime.wire_message([channel], {}, "another-process"))
+    other.publish(hub.REDIS_CHANNEL, hub.wire_message([channel], {}, "another-process"))
 
     deadline = time.monotonic() + 10
     while cache.get(game_id) is not None and time.monotonic() < deadline:
@@ -162,7 +174,7 @@ def test_it_forgets_every_game_when_the_subscription_starts_again(subscribed: No
     move(players, game_id, random.Random(6))
     assert cache.get(game_id) is not None
     other = redis.Redis.from_url(settings.REDIS_URL)
-    (listener,) = [c for c in other.client_list() if c["name"] == realtime.listener_name()]
+    (listener,) = [c for c in other.client_list() if c["name"] == hub.listener_name()]
 
     assert other.client_kill_filter(_id=listener["id"]) == 1  # wake-ups may be lost now
 

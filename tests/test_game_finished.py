@@ -10,8 +10,11 @@ from typing import Any
 
 import pytest
 
-from games import realtime, selectors, services, signals
-from games.models import Game, Player
+from accounts.models import Player
+from accounts.services import register_player
+from games import selectors, services, signals
+from games.models import Game
+from realtime import hub
 from tests.game_helpers import choose_action
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -24,21 +27,25 @@ def play_out(game_id: int, players: list[Player], rng: random.Random) -> None:
             return
         (seat,) = game.to_act
         view = selectors.game_view_for(game_id, players[seat])
-        services.submit_action(players[seat], game_id, choose_action(view, rng), None)
+        services.submit_action(
+            players[seat], game_id=game_id, action=choose_action(view, rng), expected_version=None
+        )
 
 
 def test_it_announces_a_finished_game_once_after_commit_with_standings() -> None:
-    players = [services.register_player(f"fin{i}", "correct horse battery")[0] for i in range(3)]
-    table = services.create_table(players[0], {"preset": "classic", "max_hands": 2}, True, 60, 0)
-    services.join_table(players[1], table.pk, None)
-    services.join_table(players[2], table.pk, None)
+    players = [register_player(f"fin{i}", password="correct horse battery")[0] for i in range(3)]
+    table = services.create_table(
+        players[0], rules={"preset": "classic", "max_hands": 2}, rated=True, move_seconds=60, seat=0
+    )
+    services.join_table(players[1], table_id=table.pk, seat=None)
+    services.join_table(players[2], table_id=table.pk, seat=None)
     game_id = Game.objects.get(table=table).pk
-    received: list[dict[str, Any]] = []
+    received: list[signals.GameFinished] = []
 
-    def receiver(sender: Any, **kwargs: Any) -> None:
+    def receiver(sender: Any, *, event: signals.GameFinished, **_: Any) -> None:
         # Sent on commit: the finished state is visible to whoever consumes it.
-        assert Game.objects.get(pk=kwargs["game_id"]).status == Game.Status.FINISHED
-        received.append(kwargs)
+        assert Game.objects.get(pk=event.game_id).status == Game.Status.FINISHED
+        received.append(event)
 
     signals.game_finished.connect(receiver)
     try:
@@ -49,47 +56,48 @@ def test_it_announces_a_finished_game_once_after_commit_with_standings() -> None
     game = Game.objects.get(pk=game_id)
     assert len(received) == 1
     (announced,) = received
-    assert announced["game_id"] == game_id
-    assert announced["rated"] is True
-    assert announced["standings"] == [
-        {
-            "seat": seat,
-            "player_id": players[seat].pk,
-            "rank": game.result["ranks"][seat],
-            "score": game.result["scores"][seat],
-        }
+    assert announced.game_id == game_id
+    assert announced.rated is True
+    assert announced.standings == tuple(
+        signals.SeatResult(
+            seat=seat,
+            player_id=players[seat].pk,
+            rank=game.result["ranks"][seat],
+            score=game.result["scores"][seat],
+        )
         for seat in range(3)
-    ]
-    assert sorted(s["rank"] for s in announced["standings"])[0] == 1
+    )
+    assert sorted(s.rank for s in announced.standings)[0] == 1
 
 
 def test_it_announces_each_turn_after_commit() -> None:
-    players = [services.register_player(f"turn{i}", "correct horse battery")[0] for i in range(3)]
-    turns: list[dict[str, Any]] = []
+    players = [register_player(f"turn{i}", password="correct horse battery")[0] for i in range(3)]
+    turns: list[signals.TurnStarted] = []
 
-    def receiver(sender: Any, **kwargs: Any) -> None:
-        turns.append(kwargs)
+    def receiver(sender: Any, *, event: signals.TurnStarted, **_: Any) -> None:
+        turns.append(event)
 
     signals.turn_started.connect(receiver)
     try:
-        table = services.create_table(players[0], "classic", False, 60, 0)
-        services.join_table(players[1], table.pk, None)
-        services.join_table(players[2], table.pk, None)
+        table = services.create_table(
+            players[0], rules="classic", rated=False, move_seconds=60, seat=0
+        )
+        services.join_table(players[1], table_id=table.pk, seat=None)
+        services.join_table(players[2], table_id=table.pk, seat=None)
     finally:
         signals.turn_started.disconnect(receiver)
 
     game = Game.objects.get(table=table)
     (seat,) = game.to_act
     assert turns == [
-        {
-            "signal": signals.turn_started,
-            "game_id": game.pk,
-            "seat": seat,
-            "player_id": players[seat].pk,
-            "username": players[seat].username,
-            "is_bot": False,
-            "version": 0,
-        }
+        signals.TurnStarted(
+            game_id=game.pk,
+            seat=seat,
+            player_id=players[seat].pk,
+            username=players[seat].username,
+            is_bot=False,
+            version=0,
+        )
     ]
 
 
@@ -97,23 +105,25 @@ def test_it_ends_the_game_when_a_receiver_of_the_announcement_fails() -> None:
     """The end is committed before the announcement: a consumer that raises (its broker
     down, say) is logged, and neither the finishing move, the other consumers nor the
     seats' ``game_finish`` wake-ups suffer for it."""
-    players = [services.register_player(f"bad{i}", "correct horse battery")[0] for i in range(3)]
-    table = services.create_table(players[0], {"preset": "classic", "max_hands": 1}, True, 60, 0)
-    services.join_table(players[1], table.pk, None)
-    services.join_table(players[2], table.pk, None)
+    players = [register_player(f"bad{i}", password="correct horse battery")[0] for i in range(3)]
+    table = services.create_table(
+        players[0], rules={"preset": "classic", "max_hands": 1}, rated=True, move_seconds=60, seat=0
+    )
+    services.join_table(players[1], table_id=table.pk, seat=None)
+    services.join_table(players[2], table_id=table.pk, seat=None)
     game_id = Game.objects.get(table=table).pk
     received: list[int] = []
 
     def failing(sender: Any, **kwargs: Any) -> None:
         raise RuntimeError("the broker is down")
 
-    def later(sender: Any, **kwargs: Any) -> None:
-        received.append(kwargs["game_id"])
+    def later(sender: Any, *, event: signals.GameFinished, **_: Any) -> None:
+        received.append(event.game_id)
 
     loop = asyncio.new_event_loop()
 
-    async def listen() -> tuple[contextlib.AbstractContextManager[Any], realtime.Waiter]:
-        listening = realtime.listening(realtime.player_channel(players[0].pk))
+    async def listen() -> tuple[contextlib.AbstractContextManager[Any], hub.Waiter]:
+        listening = hub.listening(hub.player_channel(players[0].pk))
         return listening, listening.__enter__()
 
     listening, waiter = loop.run_until_complete(listen())

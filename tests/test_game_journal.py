@@ -10,6 +10,7 @@ import random
 
 import pytest
 
+from accounts.services import register_player
 from games import selectors, services
 from games.engine import Game as Engine
 from games.models import Game, GameJournalPart
@@ -22,9 +23,11 @@ RULES = {"preset": "all-sixteen", "max_hands": 6}
 
 def test_it_keeps_the_stored_state_to_the_hand_in_play_and_records_the_whole_game() -> None:
     players = [
-        services.register_player(f"journal{i}", "correct horse battery")[0] for i in range(3)
+        register_player(f"journal{i}", password="correct horse battery")[0] for i in range(3)
     ]
-    game = services.start_seated_game(players[0], RULES, True, 600, players)
+    game = services.start_seated_game(
+        players[0], rules=RULES, rated=True, move_seconds=600, players=players
+    )
     shadow = Engine.new(game.rules, seed=game.seed)  # the same game, never stored
     rng = random.Random(5)
     sizes_at_deal: list[int] = []
@@ -34,7 +37,9 @@ def test_it_keeps_the_stored_state_to_the_hand_in_play_and_records_the_whole_gam
         (seat,) = engine.to_act()
         action = choose_action(engine.view(seat), rng)
         shadow.apply_dict(seat, dict(action))
-        _, view = services.submit_action(players[seat], game.pk, action, None)
+        _, view = services.submit_action(
+            players[seat], game_id=game.pk, action=action, expected_version=None
+        )
         if view["status"] == "finished":
             break
         if view["hand_number"] != engine.hand_number:  # a hand ended; the next is dealt

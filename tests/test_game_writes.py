@@ -1,4 +1,4 @@
-"""The version-checked write of a game's change (core/batch.py, services._record_change):
+"""The version-checked write of a game's change (core/batch.py, games/changes.py):
 a change read from a version that another change has since moved on writes nothing, and a
 player's action overtaken so is applied again on the new state."""
 
@@ -13,9 +13,11 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.models import Player
 from core.batch import write_change
 from games import selectors, services
-from games.models import Game, GameEvent, Player, PlayerMessage
+from games.models import Game, GameEvent
+from realtime.models import PlayerMessage
 from tests.game_helpers import choose_action
 from tests.support import wait_until
 from tests.test_move_timeouts import game_of, humans, row_held_by_another_change
@@ -84,7 +86,9 @@ def test_it_applies_an_overtaken_action_again_on_the_new_state() -> None:
 
     def submit() -> None:
         try:
-            outcome["result"] = services.submit_action(player, game.pk, action, None)
+            outcome["result"] = services.submit_action(
+                player, game_id=game.pk, action=action, expected_version=None
+            )
         finally:
             connection.close()
 

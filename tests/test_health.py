@@ -13,7 +13,7 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from config.health import HEARTBEAT_KEY, MOVE_TIMER_KEY, store_heartbeat, store_move_timer_look
+from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY, store_heartbeat, store_move_timer_look
 from tests.conftest import WorkerInfo
 from tests.support import (
     VENV_BIN,
@@ -57,7 +57,7 @@ def test_it_answers_200_when_everything_is_fine(client: Client, celery_worker: W
 def test_it_records_a_heartbeat_from_the_beat_task_on_the_worker(
     celery_worker: WorkerInfo, saved_heartbeat: None
 ) -> None:
-    from config.health import record_heartbeat
+    from health.tasks import record_heartbeat
 
     cache.delete(HEARTBEAT_KEY)
     record_heartbeat.delay()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.models import Player
+from accounts.services import register_player
 from games import services
-from games.models import Game, GameEvent, GamePlayer, Player
+from games.models import Game, GameEvent, GamePlayer
 from tests.conftest import WorkerInfo
 from tests.support import wait_until
 
@@ -22,10 +24,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_it_plays_a_game_of_house_bots_to_the_end(
     celery_worker: WorkerInfo, bots: tuple[str, str, str]
 ) -> None:
-    owner, _ = services.register_player(f"host{len(set(bots))}", "correct horse battery")
-    table = services.create_table(owner, {"preset": "classic", "max_hands": 3}, True, 30, None)
+    owner, _ = register_player(f"host{len(set(bots))}", password="correct horse battery")
+    table = services.create_table(
+        owner, rules={"preset": "classic", "max_hands": 3}, rated=True, move_seconds=30, seat=None
+    )
     for seat, bot in enumerate(bots):
-        services.seat_bot(owner, table.pk, bot, seat)
+        services.seat_bot(owner, table_id=table.pk, bot=bot, seat=seat)
     game = Game.objects.get(table=table)
 
     finished = wait_until(

@@ -20,8 +20,10 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts.models import Player
+from accounts.services import register_player
 from games import services
-from games.models import Game, GameEvent, IdempotencyRecord, Player
+from games.models import Game, GameEvent, IdempotencyRecord
 from tests.api_client import error_of
 from tests.game_helpers import choose_action
 from tests.rating_helpers import start_game
@@ -70,7 +72,7 @@ class Table:
 
 def signed_up(username: str) -> tuple[Player, APIClient]:
     """A new player and an API client with its token."""
-    player, token = services.register_player(username, "correct horse battery")
+    player, token = register_player(username, password="correct horse battery")
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     return player, client

@@ -16,9 +16,10 @@ from django.utils.translation import gettext_lazy
 from rest_framework import parsers, renderers
 from rest_framework.exceptions import ParseError
 
+from accounts.models import Player
 from api import rendering
 from core import json_codec
-from games.models import Player, PlayerMessage
+from realtime.models import PlayerMessage
 
 UTC = datetime.UTC
 AWKWARD: dict[str, Any] = {

@@ -1,4 +1,4 @@
-"""Move timeouts, kept by the move timer of a real Celery beat process (games/timekeeper.py):
+"""Move timeouts, kept by a real move timer process (manage.py movetimer, games/timekeeper.py):
 the fallback at the deadline, the race with a move just in time, a beat that was down, a
 game whose row is locked."""
 
@@ -17,9 +17,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from accounts.models import Player
+from accounts.services import register_player
 from games import selectors, services, timekeeper
 from games.engine import Game as Engine
-from games.models import Game, GameEvent, GamePlayer, Player
+from games.models import Game, GameEvent, GamePlayer
 from tests.conftest import WorkerInfo
 from tests.game_helpers import choose_action
 from tests.support import wait_until
@@ -29,19 +31,21 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def humans(prefix: str, count: int = 3) -> list[Player]:
     return [
-        services.register_player(f"{prefix}{i}", "correct horse battery")[0] for i in range(count)
+        register_player(f"{prefix}{i}", password="correct horse battery")[0] for i in range(count)
     ]
 
 
 def game_of(players: list[Player | str], move_seconds: int, rules: Any = "classic") -> Game:
     """A started game with these seats (players, or house bot names), in seat order."""
     owner = next(p for p in players if isinstance(p, Player))
-    table = services.create_table(owner, rules, True, move_seconds, None)
+    table = services.create_table(
+        owner, rules=rules, rated=True, move_seconds=move_seconds, seat=None
+    )
     for seat, who in enumerate(players):
         if isinstance(who, Player):
-            services.join_table(who, table.pk, seat)
+            services.join_table(who, table_id=table.pk, seat=seat)
         else:
-            services.seat_bot(owner, table.pk, who, seat)
+            services.seat_bot(owner, table_id=table.pk, bot=who, seat=seat)
     return Game.objects.get(table=table)
 
 
@@ -111,7 +115,10 @@ def test_it_lets_a_move_just_before_the_deadline_win(celery_worker: WorkerInfo) 
     time.sleep(max(0.0, (game.deadline - timezone.now()).total_seconds() - 0.3))
     view = selectors.game_view_for(game.pk, players[seat])
     status, _ = services.submit_action(
-        players[seat], game.pk, choose_action(view, random.Random(1)), game.version
+        players[seat],
+        game_id=game.pk,
+        action=choose_action(view, random.Random(1)),
+        expected_version=game.version,
     )
     assert status == 200
     # Past the old deadline: the move timer found the deadline moved on.
@@ -120,18 +127,18 @@ def test_it_lets_a_move_just_before_the_deadline_win(celery_worker: WorkerInfo) 
     assert Game.objects.get(pk=game.pk).version == game.version + 1
 
 
-def test_it_plays_for_late_seats_once_beat_is_back(celery_worker: WorkerInfo) -> None:
+def test_it_plays_for_late_seats_once_the_move_timer_is_back(celery_worker: WorkerInfo) -> None:
     game = game_of(humans("lost"), move_seconds=2)
-    celery_worker.kill_beat()
+    celery_worker.kill_timer()
     try:
         time.sleep(max(0.0, (game.deadline - timezone.now()).total_seconds()) + 1.0)
         assert Game.objects.get(pk=game.pk).version == game.version, "nobody keeps the time"
     finally:
-        celery_worker.start_beat()
+        celery_worker.start_timer()
     moved = wait_until(
         lambda: Game.objects.filter(pk=game.pk, version__gt=game.version).first(),
         timeout=20,
-        what="the restarted beat's move timer to play for the late seat",
+        what="the restarted move timer to play for the late seat",
     )
     assert moved.version == game.version + 1
     assert len(timeout_events(game.pk)) == 1
@@ -176,7 +183,10 @@ def test_it_lets_a_move_after_the_deadline_win_if_it_comes_before_the_timer() ->
     (seat,) = game.to_act
     view = selectors.game_view_for(game.pk, players[seat])
     status, _ = services.submit_action(
-        players[seat], game.pk, choose_action(view, random.Random(3)), game.version
+        players[seat],
+        game_id=game.pk,
+        action=choose_action(view, random.Random(3)),
+        expected_version=game.version,
     )
     assert status == 200
 

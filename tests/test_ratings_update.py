@@ -10,7 +10,8 @@ import pytest
 from django.core.management import call_command
 from openskill.models import PlackettLuce
 
-from games.models import Game, GamePlayer, Player
+from accounts.models import Player
+from games.models import Game, GamePlayer
 from ratings import services, tasks
 from ratings.models import RatedGame, Rating, RatingChange
 from ratings.skill import SIGMA_GROWTH_PER_DAY

@@ -40,11 +40,12 @@ def test_it_rates_a_finished_game_on_the_worker_once(
 
     # The same notification again, then an unrated game, then a marker game: the one worker
     # consumes in order, so once the marker is rated the others have been handled.
-    standings = [
-        {"seat": gp.seat, "player_id": gp.player_id, "rank": gp.rank, "score": gp.score}
+    standings = tuple(
+        signals.SeatResult(gp.seat, gp.player_id, gp.rank, gp.score)
         for gp in GamePlayer.objects.filter(game=game)
-    ]
-    signals.game_finished.send(sender=Game, game_id=game.pk, rated=True, standings=standings)
+    )
+    event = signals.GameFinished(game_id=game.pk, rated=True, standings=standings)
+    signals.game_finished.send(sender=Game, event=event)
     unrated = finished_game(players, 2, rated=False)
     marker = finished_game(new_players("marker", 3), 3)
     wait_until(lambda: rated(marker), timeout=30, what="the worker to rate the marker game")

@@ -10,7 +10,7 @@ import pytest
 import redis
 from django.conf import settings
 
-from games import realtime
+from realtime import hub
 
 
 @pytest.fixture
@@ -19,31 +19,31 @@ def publisher(monkeypatch: pytest.MonkeyPatch) -> redis.Redis:
     so that only the subscription can wake them in time."""
     if not settings.REDIS_URL:
         pytest.skip("pub/sub exists in service mode only")
-    monkeypatch.setattr(realtime, "SERVICE_MODE_RECHECK_SECONDS", 30.0)
+    monkeypatch.setattr(hub, "SERVICE_MODE_RECHECK_SECONDS", 30.0)
     return redis.Redis.from_url(settings.REDIS_URL)
 
 
 def publish_elsewhere(
-    publisher: redis.Redis, channel: str, lines: list[realtime.Line] | None = None
+    publisher: redis.Redis, channel: str, lines: list[hub.Line] | None = None
 ) -> None:
     """Publish a change as another process does."""
-    message = realtime.wire_message([channel], {channel: lines or []}, "another-process")
-    publisher.publish(realtime.REDIS_CHANNEL, message)
+    message = hub.wire_message([channel], {channel: lines or []}, "another-process")
+    publisher.publish(hub.REDIS_CHANNEL, message)
 
 
 def listener_connections(publisher: redis.Redis) -> list[dict[str, str]]:
     """This process's pub/sub connections, as Redis lists them."""
-    return [c for c in publisher.client_list() if c["name"] == realtime.listener_name()]
+    return [c for c in publisher.client_list() if c["name"] == hub.listener_name()]
 
 
 def test_it_wakes_a_waiter_on_a_message_published_by_another_client(
     publisher: redis.Redis,
 ) -> None:
-    channel = realtime.game_channel(987654)
+    channel = hub.game_channel(987654)
 
     async def scenario() -> tuple[bool, float]:
-        with realtime.listening(channel) as waiter:
-            assert await realtime.wait_subscribed(10)
+        with hub.listening(channel) as waiter:
+            assert await hub.wait_subscribed(10)
             started = time.monotonic()
             loop = asyncio.get_running_loop()
             loop.call_later(0.2, publish_elsewhere, publisher, channel)
@@ -59,17 +59,17 @@ def test_it_wakes_a_waiter_on_a_message_published_by_another_client(
 def test_it_has_waiters_look_and_subscribes_again_when_redis_drops_it(
     publisher: redis.Redis,
 ) -> None:
-    channel = realtime.player_channel(987655)
+    channel = hub.player_channel(987655)
 
     async def scenario() -> None:
-        with realtime.listening(channel) as waiter:
-            assert await realtime.wait_subscribed(10)
+        with hub.listening(channel) as waiter:
+            assert await hub.wait_subscribed(10)
             (listener,) = listener_connections(publisher)
             assert publisher.client_kill_filter(_id=listener["id"]) == 1
             # A wake-up may have been lost meanwhile: every waiter is told to look.
             assert await waiter.wait(5)
             assert waiter.take() == ([], True)
-            assert await realtime.wait_subscribed(10)
+            assert await hub.wait_subscribed(10)
             publish_elsewhere(publisher, channel, [(7, b"line\n")])
             assert await waiter.wait(5)
             assert waiter.take() == ([(7, b"line\n")], False)
@@ -80,7 +80,7 @@ def test_it_has_waiters_look_and_subscribes_again_when_redis_drops_it(
 
 def test_it_gives_up_waiting_after_the_timeout() -> None:
     async def scenario() -> tuple[bool, float]:
-        with realtime.listening(realtime.player_channel(424242)) as waiter:
+        with hub.listening(hub.player_channel(424242)) as waiter:
             started = time.monotonic()
             woken = await waiter.wait(0.1)
             return woken, time.monotonic() - started
@@ -117,9 +117,9 @@ def test_it_reads_back_the_changes_it_publishes() -> None:
     lines = {"sergeant:player:1": [turn, start], "sergeant:player:2": []}
     channels = ["sergeant:game:7", "sergeant:player:1", "sergeant:player:2", "sergeant:game:7"]
 
-    message = realtime.wire_message(channels, lines, "web-1")
+    message = hub.wire_message(channels, lines, "web-1")
 
-    assert realtime.read_wire_message(message) == (
+    assert hub.read_wire_message(message) == (
         "web-1",
         {"sergeant:game:7": [], "sergeant:player:1": [turn, start], "sergeant:player:2": []},
     )
@@ -128,23 +128,23 @@ def test_it_reads_back_the_changes_it_publishes() -> None:
 def test_it_turns_a_line_the_framing_cannot_carry_into_a_plain_wake_up() -> None:
     lines = {"sergeant:player:1": [(7, b'{"a":\n1}\n')], "sergeant:player:2": [(8, b"{}\n")]}
 
-    message = realtime.wire_message(lines, lines, "web-1")
+    message = hub.wire_message(lines, lines, "web-1")
 
-    woken = realtime.read_wire_message(message)[1]
+    woken = hub.read_wire_message(message)[1]
     assert woken == {"sergeant:player:1": [], "sergeant:player:2": [(8, b"{}\n")]}
-    assert realtime.read_wire_message(b"web-1\nsergeant:player:3 7")[1] == {"sergeant:player:3": []}
+    assert hub.read_wire_message(b"web-1\nsergeant:player:3 7")[1] == {"sergeant:player:3": []}
 
 
 def test_it_skips_its_own_changes_coming_back_from_redis(publisher: redis.Redis) -> None:
     """A process woke its own waiters when it published; its message, echoed back by Redis,
     must not wake them again. Another process's message does."""
-    channel = realtime.player_channel(987656)
+    channel = hub.player_channel(987656)
 
     async def scenario() -> tuple[bool, bool]:
-        with realtime.listening(channel) as waiter:
-            assert await realtime.wait_subscribed(10)
-            own = realtime.wire_message([channel], {}, realtime.process_tag())
-            publisher.publish(realtime.REDIS_CHANNEL, own)
+        with hub.listening(channel) as waiter:
+            assert await hub.wait_subscribed(10)
+            own = hub.wire_message([channel], {}, hub.process_tag())
+            publisher.publish(hub.REDIS_CHANNEL, own)
             woken_by_own = await waiter.wait(1.0)
             publish_elsewhere(publisher, channel)
             woken_by_other = await waiter.wait(5)

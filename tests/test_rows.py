@@ -8,9 +8,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from accounts.auth import issue_token
+from accounts.models import ApiToken, Player
 from core.rows import load_one, load_row
-from games.auth import issue_token
-from games.models import ApiToken, Player
 
 pytestmark = pytest.mark.django_db
 

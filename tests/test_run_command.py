@@ -1,4 +1,5 @@
-"""`make run` brings up web, worker and beat; a terminal's Ctrl-C stops every one of them."""
+"""`make run` brings up web, worker, beat and the move timer; a terminal's Ctrl-C stops every one
+of them."""
 
 from __future__ import annotations
 
@@ -109,9 +110,9 @@ def test_it_serves_a_healthy_platform_until_ctrl_c(
         children = {
             name: int(pid) for name, pid in re.findall(r"(\w+)\.1 started \(pid=(\d+)\)", output)
         }
-        assert set(children) == {"web", "worker", "beat"}
-        # web, worker with its two pool processes, beat (make and honcho themselves too).
-        assert len(processes_with_env("DATA_DIR", env["DATA_DIR"])) >= 5
+        assert set(children) == {"web", "worker", "beat", "timer"}
+        # web, worker with its two pool processes, beat, timer (make and honcho themselves too).
+        assert len(processes_with_env("DATA_DIR", env["DATA_DIR"])) >= 6
 
         os.killpg(run.pid, signal.SIGINT)  # what a terminal sends on Ctrl-C
         run.wait(timeout=60)
@@ -130,6 +131,7 @@ def test_it_serves_a_healthy_platform_until_ctrl_c(
         assert "SIGKILL" not in stopped, "a process had to be killed: it did not stop in time"
         assert "worker.1 stopped (rc=0)" in stopped
         assert "beat.1 stopped (rc=0)" in stopped
+        assert "timer.1 stopped (rc=0)" in stopped
         # uvicorn finishes its shutdown, then re-raises the signal it got: rc=-15 is its normal.
         assert "Finished server process" in stopped
     finally:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from games import selectors
-from games.models import Game, GameEvent, GamePlayer, Player
+from accounts.models import Player
+from accounts.services import house_bot
+from games import selectors, services
+from games.errors import TurnGone
+from games.models import Game, GameEvent, GamePlayer
+from games.services import HANDOVER_BOT
 from tests.conftest import WorkerInfo
 from tests.support import wait_until
 from tests.test_move_timeouts import game_of, humans, timeout_events
@@ -44,3 +48,25 @@ def test_it_hands_the_seat_to_a_house_bot_after_three_timeouts(
         "is_bot": False,
         "played_by": "house:heuristic",
     }
+
+
+def test_it_lets_no_one_but_the_house_bot_act_for_a_seat_handed_over() -> None:
+    players = humans("gone", 3)
+    game = game_of(players, move_seconds=600)
+    (seat,) = game.to_act
+    absent = players[seat]
+    game.hand_over_seat(seat, house_bot(HANDOVER_BOT))
+    game.version += 1  # as every change of a game does (a row this process kept is stale)
+    game.save(update_fields=["seats", "version"])
+    view = selectors.game_view_for(game.pk, absent)
+    assert view["your_seat"] == seat and view["legal_actions"] == []
+    action = {"type": "trump", "suit": "S"} if game.phase == "trump" else {"type": "pass"}
+
+    with pytest.raises(TurnGone) as refused:
+        services.submit_action(
+            absent, game_id=game.pk, action=action, expected_version=game.version
+        )
+
+    assert refused.value.code == "not_your_turn"
+    assert refused.value.details["played_by"] == HANDOVER_BOT
+    assert Game.objects.get(pk=game.pk).version == game.version

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from games import selectors
-from games.models import Player, PlayerMessage
+from accounts.models import Player
+from realtime import stream
+from realtime.models import PlayerMessage
 
 
 @pytest.mark.django_db
@@ -24,7 +25,7 @@ def test_it_builds_each_line_as_the_type_followed_by_the_payload() -> None:
     for kind, payload in payloads:
         PlayerMessage.objects.create(player=player, type=kind, payload=payload)
 
-    lines = selectors.stream_lines_after(player, first.id)
+    lines = stream.stream_lines_after(player, first.id)
 
     assert [json.loads(line) for _, line, _ in lines] == [
         {"type": kind, **payload} for kind, payload in payloads
@@ -32,4 +33,4 @@ def test_it_builds_each_line_as_the_type_followed_by_the_payload() -> None:
     assert all(line.endswith(b"\n") and line.count(b"\n") == 1 for _, line, _ in lines)
     ids = [message_id for message_id, _, _ in lines]
     assert ids == sorted(ids) and ids[0] > first.id
-    assert selectors.stream_lines_after(player, ids[-1]) == []
+    assert stream.stream_lines_after(player, ids[-1]) == []

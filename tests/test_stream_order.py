@@ -18,15 +18,16 @@ import psycopg
 import pytest
 from django.db import connection
 
-from games import realtime, selectors
-from games.models import Player, PlayerMessage
+from accounts.models import Player
+from realtime import hub, stream
+from realtime.models import PlayerMessage
 from tests.api_client import Client, register
 from tests.conftest import LiveServer, database_url_of_current_connection
 
 
 def test_it_moves_the_cursor_only_past_ids_delivered_long_enough_before_a_look() -> None:
-    settle = selectors.STREAM_SETTLE_SECONDS
-    cursor = selectors.StreamCursor(settled=10)
+    settle = stream.STREAM_SETTLE_SECONDS
+    cursor = stream.StreamCursor(settled=10)
     cursor.delivered(14, now=100.0)
     cursor.delivered(12, now=105.0)
     cursor.delivered(16, now=105.0)
@@ -41,14 +42,14 @@ def test_it_moves_the_cursor_only_past_ids_delivered_long_enough_before_a_look()
 
 
 def test_it_remembers_a_bounded_number_of_ids_above_the_cursor() -> None:
-    cursor = selectors.StreamCursor(settled=0)
-    newest = 10 + selectors.STREAM_RECENT_MAX
+    cursor = stream.StreamCursor(settled=0)
+    newest = 10 + stream.STREAM_RECENT_MAX
     for message_id in range(1, newest + 1):
         cursor.delivered(message_id, now=100.0)
 
     cursor.settle(looked=101.0)
 
-    assert cursor.settled == newest - selectors.STREAM_RECENT_MAX
+    assert cursor.settled == newest - stream.STREAM_RECENT_MAX
     assert sorted(cursor.recent) == list(range(cursor.settled + 1, newest + 1))
 
 
@@ -60,10 +61,10 @@ def test_it_leaves_out_the_lines_already_delivered_above_the_cursor() -> None:
         for g in range(4)
     ]
 
-    lines = selectors.stream_lines_after(player, ids[0], exclude_ids=[ids[2]])
+    lines = stream.stream_lines_after(player, ids[0], exclude_ids=[ids[2]])
 
     assert [message_id for message_id, _, _ in lines] == [ids[1], ids[3]]
-    assert selectors.stream_lines_after(player, ids[0], exclude_ids=ids[1:]) == []
+    assert stream.stream_lines_after(player, ids[0], exclude_ids=ids[1:]) == []
 
 
 def read_stream(client: Client, lines: list[dict[str, Any]], ready: threading.Event) -> None:
@@ -85,7 +86,7 @@ def wait_for_games(lines: list[dict[str, Any]], count: int) -> list[int]:
 
 def message_for(player: Player, game: int) -> None:
     PlayerMessage.objects.create(player=player, type="game_start", payload={"game": game})
-    realtime.publish([realtime.player_channel(player.pk)])
+    hub.publish([hub.player_channel(player.pk)])
 
 
 def open_transaction() -> psycopg.Connection[Any]:
@@ -121,7 +122,7 @@ def test_it_streams_messages_whose_transactions_commit_after_a_later_one(
         threading.Thread(target=read_stream, args=(client, lines, ready), daemon=True).start()
         assert ready.wait(10)
         other.commit()
-    realtime.publish([realtime.player_channel(player.pk)])
+    hub.publish([hub.player_channel(player.pk)])
     assert wait_for_games(lines, 1) == [1]
 
     # While it streams: game 3's message takes the lower id, game 4's is sent first.
@@ -130,7 +131,7 @@ def test_it_streams_messages_whose_transactions_commit_after_a_later_one(
         message_for(player, 4)
         assert wait_for_games(lines, 2) == [1, 4]
         other.commit()
-    realtime.publish([realtime.player_channel(player.pk)])
+    hub.publish([hub.player_channel(player.pk)])
     assert wait_for_games(lines, 3) == [1, 4, 3]
 
     message_for(player, 5)

@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from accounts.services import create_bot_player, register_player
 from games import selectors, services
 from games.models import Game, Table
 
@@ -19,17 +20,17 @@ def shown_tables() -> tuple[list[dict[str, object]], int]:
 
 
 def test_it_reads_the_lobby_in_the_same_queries_however_many_tables() -> None:
-    ann, _ = services.register_player("ann", "a long pass phrase")
-    bob, _ = services.register_player("bob", "a long pass phrase")
-    cy, _ = services.register_player("cy", "a long pass phrase")
-    services.create_table(ann, "classic", True, 60, 0)
+    ann, _ = register_player("ann", password="a long pass phrase")
+    bob, _ = register_player("bob", password="a long pass phrase")
+    cy, _ = register_player("cy", password="a long pass phrase")
+    services.create_table(ann, rules="classic", rated=True, move_seconds=60, seat=0)
     _, queries_for_one = shown_tables()
 
     for _ in range(3):
-        services.create_table(ann, "classic", True, 60, 0)
-    started = services.create_table(bob, "classic", True, 60, 0)
-    services.join_table(ann, started.pk, None)
-    services.join_table(cy, started.pk, None)
+        services.create_table(ann, rules="classic", rated=True, move_seconds=60, seat=0)
+    started = services.create_table(bob, rules="classic", rated=True, move_seconds=60, seat=0)
+    services.join_table(ann, table_id=started.pk, seat=None)
+    services.join_table(cy, table_id=started.pk, seat=None)
     shown, queries_for_five = shown_tables()
 
     assert queries_for_five == queries_for_one == 2
@@ -44,8 +45,8 @@ def test_it_reads_the_lobby_in_the_same_queries_however_many_tables() -> None:
 
 
 def test_it_reads_one_table_in_two_queries() -> None:
-    ann, _ = services.register_player("ann", "a long pass phrase")
-    table = services.create_table(ann, "classic", False, 30, 2)
+    ann, _ = register_player("ann", password="a long pass phrase")
+    table = services.create_table(ann, rules="classic", rated=False, move_seconds=30, seat=2)
 
     with CaptureQueriesContext(connection) as queries:
         shown = selectors.table_data(selectors.table(table.pk))
@@ -63,17 +64,17 @@ def shown_without_queries(table: Table) -> dict[str, object]:
 
 
 def test_it_shows_the_table_a_seating_service_returns_as_a_read_of_it_would() -> None:
-    ann, _ = services.register_player("ann", "a long pass phrase")
-    bob, _ = services.register_player("bob", "a long pass phrase")
-    owner, _ = services.register_player("owner", "a long pass phrase")
-    services.create_bot_player(owner, "owned-bot")
+    ann, _ = register_player("ann", password="a long pass phrase")
+    bob, _ = register_player("bob", password="a long pass phrase")
+    owner, _ = register_player("owner", password="a long pass phrase")
+    create_bot_player(owner, username="owned-bot")
 
-    created = services.create_table(owner, "classic", False, 30, None)
+    created = services.create_table(owner, rules="classic", rated=False, move_seconds=30, seat=None)
     assert shown_without_queries(created) == selectors.table_data(selectors.table(created.pk))
     steps = [
-        services.join_table(ann, created.pk, 2),
-        services.seat_bot(owner, created.pk, "owned-bot", None),
-        services.join_table(bob, created.pk, None),  # the last seat: the game starts
+        services.join_table(ann, table_id=created.pk, seat=2),
+        services.seat_bot(owner, table_id=created.pk, bot="owned-bot", seat=None),
+        services.join_table(bob, table_id=created.pk, seat=None),  # the last seat: the game starts
     ]
     shown = [shown_without_queries(table) for table in steps]
 

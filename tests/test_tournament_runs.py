@@ -9,7 +9,8 @@ from collections import Counter
 
 import pytest
 
-from games.models import Game, PlayerMessage
+from games.models import Game
+from realtime.models import PlayerMessage
 from tests.conftest import WorkerInfo
 from tests.tournament_helpers import new_tournament, players, run_to_the_end
 from tournaments import selectors, services

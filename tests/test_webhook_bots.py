@@ -17,6 +17,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
 from django.test import override_settings
 
+from accounts.services import register_player
 from bots import outbound
 from bots.example import choose
 from bots.models import BotAccount, WebhookDelivery
@@ -109,13 +110,17 @@ def test_it_plays_a_full_game_for_a_webhook_bot_and_logs_bad_answers(
         return 200, legal_answer(view)
 
     server = bot_server(answer)
-    owner, _ = services.register_player("hookowner", "correct horse battery")
-    account, _ = create_bot_account(owner, "hookbot", BotAccount.Mode.WEBHOOK, server.url)
+    owner, _ = register_player("hookowner", password="correct horse battery")
+    account, _ = create_bot_account(
+        owner, username="hookbot", mode=BotAccount.Mode.WEBHOOK, webhook_url=server.url
+    )
     server.secret = account.webhook_secret
-    table = services.create_table(owner, {"preset": "classic", "max_hands": 2}, True, 1, None)
-    services.seat_bot(owner, table.pk, "hookbot", 0)
-    services.seat_bot(owner, table.pk, "house:random", 1)
-    services.seat_bot(owner, table.pk, "house:random", 2)
+    table = services.create_table(
+        owner, rules={"preset": "classic", "max_hands": 2}, rated=True, move_seconds=1, seat=None
+    )
+    services.seat_bot(owner, table_id=table.pk, bot="hookbot", seat=0)
+    services.seat_bot(owner, table_id=table.pk, bot="house:random", seat=1)
+    services.seat_bot(owner, table_id=table.pk, bot="house:random", seat=2)
     game = Game.objects.get(table=table)
 
     wait_until(
@@ -142,11 +147,13 @@ def test_it_plays_a_full_game_for_a_webhook_bot_and_logs_bad_answers(
 
 
 def test_it_refuses_private_addresses_unless_allowed() -> None:
-    owner, _ = services.register_player("privowner", "correct horse battery")
+    owner, _ = register_player("privowner", password="correct horse battery")
     with override_settings(BOT_WEBHOOK_ALLOW_PRIVATE=False):
         for url in ("http://127.0.0.1:9/turn", "http://10.1.2.3/turn", "http://[::1]/x"):
             with pytest.raises(DomainError) as refused:
-                create_bot_account(owner, "privbot", BotAccount.Mode.WEBHOOK, url)
+                create_bot_account(
+                    owner, username="privbot", mode=BotAccount.Mode.WEBHOOK, webhook_url=url
+                )
             assert refused.value.code == "invalid"
     for url in ("ftp://example.com/x", "file:///etc/passwd", "http://user:pw@example.com/"):
         with pytest.raises(outbound.UnsafeUrl):

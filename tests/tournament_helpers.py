@@ -10,9 +10,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from accounts.models import Player
+from accounts.services import register_player
 from games import services as games
 from games.engine import Game as Engine
-from games.models import Game, Player
+from games.models import Game
 from tournaments import services
 from tournaments.models import Tournament
 
@@ -20,7 +22,7 @@ PASSWORD = "correct horse battery"
 
 
 def players(prefix: str, count: int) -> list[Player]:
-    return [games.register_player(f"{prefix}{i:02d}", PASSWORD)[0] for i in range(count)]
+    return [register_player(f"{prefix}{i:02d}", password=PASSWORD)[0] for i in range(count)]
 
 
 def new_tournament(creator: Player, entrants: list[Player], **settings: Any) -> Tournament:
@@ -48,7 +50,7 @@ def play_fallbacks(game_id: int) -> None:
         engine = Engine.from_json(game.state)
         seat = engine.to_act()[0]
         action = engine.fallback_action(seat).to_dict()
-        games.act_for_seat(game_id, seat, action, game.version)
+        games.act_for_seat(game_id, seat=seat, action=action, expected_version=game.version)
 
 
 def run_to_the_end(tournament_id: int, timeout: float = 240.0) -> Tournament:

@@ -15,19 +15,19 @@ from tournaments.models import (
 )
 
 
-class EntrantInline(admin.TabularInline):  # type: ignore[type-arg]
+class EntrantInline(admin.TabularInline):
     model = Entrant
     extra = 0
     raw_id_fields = ("player",)
 
 
-class ForbiddenPairInline(admin.TabularInline):  # type: ignore[type-arg]
+class ForbiddenPairInline(admin.TabularInline):
     model = ForbiddenPair
     extra = 0
     raw_id_fields = ("first", "second")
 
 
-class AuditInline(admin.TabularInline):  # type: ignore[type-arg]
+class AuditInline(admin.TabularInline):
     model = AuditEntry
     extra = 0
     can_delete = False
@@ -38,7 +38,7 @@ class AuditInline(admin.TabularInline):  # type: ignore[type-arg]
 
 
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class TournamentAdmin(admin.ModelAdmin):
     list_display = ("id", "name", "format", "status", "current_round", "rounds", "created_by")
     list_filter = ("status", "format")
     raw_id_fields = ("created_by",)
@@ -47,7 +47,7 @@ class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     inlines = [EntrantInline, ForbiddenPairInline, AuditInline]
 
 
-class TableInline(admin.TabularInline):  # type: ignore[type-arg]
+class TableInline(admin.TabularInline):
     model = TournamentTable
     extra = 0
     can_delete = False
@@ -55,13 +55,13 @@ class TableInline(admin.TabularInline):  # type: ignore[type-arg]
 
 
 @admin.register(Round)
-class RoundAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class RoundAdmin(admin.ModelAdmin):
     list_display = ("tournament", "number", "status", "deadline")
     readonly_fields = ("tournament", "number", "status", "byes", "started_at", "finished_at")
     inlines = [TableInline]
 
 
 @admin.register(Result)
-class ResultAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class ResultAdmin(admin.ModelAdmin):
     list_display = ("round", "entrant", "rank", "score", "points", "bye")
     readonly_fields = ("round", "entrant", "table", "rank", "score", "points", "bye")

@@ -7,16 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.auth import caller, require_scope
+from accounts.models import ApiToken
+from api.pagination import paginate, paginated
+from api.requests import valid
+from api.schema import ERROR
 from core.errors import Invalid
-from games.api import ERROR, caller, valid
-from games.auth import require_scope
-from games.models import ApiToken
-from games.serializers import paginated
 from tournaments import selectors, services
 from tournaments.serializers import (
     AuditEntrySerializer,
@@ -44,6 +44,10 @@ def _detail(tournament_id: int, status: int = 200) -> Response:
     return Response(selectors.tournament_detail(tournament_id), status=status)
 
 
+def _summaries(tournaments: list[Any]) -> list[dict[str, Any]]:
+    return [selectors.tournament_summary(t) for t in tournaments]
+
+
 class TournamentsView(APIView):
     def get_permissions(self) -> list[Any]:
         return [CanOrganise()] if self.request.method == "POST" else []
@@ -57,11 +61,7 @@ class TournamentsView(APIView):
         status = request.query_params.get("status")
         if status not in (None, *STATUSES):
             raise Invalid("invalid", "status must be registering, running or finished.")
-        paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(selectors.tournaments(status), request, view=self)
-        return paginator.get_paginated_response(
-            [selectors.tournament_summary(t) for t in page or []]
-        )
+        return paginate(self, request, selectors.tournaments(status), shown=_summaries)
 
     @extend_schema(
         operation_id="tournaments_create",

@@ -10,7 +10,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-from games.models import Game, Player, Table
+from accounts.models import Player
+from games.models import Game, Table
 
 
 def default_points_by_rank() -> list[float]:

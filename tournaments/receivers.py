@@ -1,4 +1,4 @@
-"""What tournaments does when a game ends (connected in TournamentsConfig.ready)."""
+"""What tournaments does when a game ends (connected in config/wiring.py)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from typing import Any
 
 from django.db import transaction
 
+from games.signals import GameFinished
 from tournaments import services
+from tournaments.tasks import advance_tournament
 
 
-def on_game_finished(sender: Any, game_id: int, **kwargs: Any) -> None:
+def on_game_finished(*, event: GameFinished, **_: Any) -> None:
     """Ask the worker to look at the round of a tournament game (the signal comes after
     commit; the task itself decides whether the round is complete)."""
-    from tournaments.tasks import advance_tournament
-
-    for tournament_id in services.tournaments_with_game(game_id):
+    for tournament_id in services.tournaments_with_game(event.game_id):
         transaction.on_commit(partial(advance_tournament.delay, tournament_id))

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import HOUSE_BOT_PREFIX, Player
+from accounts.services import HOUSE_BOTS, house_bot
 from core.errors import Conflict, Invalid, NotAllowed, NotFound
-from games import realtime
 from games import services as games
-from games.models import HOUSE_BOT_PREFIX, Game, Player, PlayerMessage
+from games.models import Game
+from realtime import delivery
 from tournaments import seating
 from tournaments.models import (
     AuditEntry,
@@ -111,10 +113,8 @@ def _check_settings(values: Mapping[str, Any]) -> None:
         raise Invalid("invalid", "min_rating is above max_rating.")
     if not values["humans_allowed"] and not values["bots_allowed"]:
         raise Invalid("invalid", "Nobody could enter: allow humans, bots or both.")
-    if values["filler_bot"] not in games.HOUSE_BOTS:
-        raise Invalid(
-            "unknown_bot", "filler_bot must be a house bot.", known=list(games.HOUSE_BOTS)
-        )
+    if values["filler_bot"] not in HOUSE_BOTS:
+        raise Invalid("unknown_bot", "filler_bot must be a house bot.", known=list(HOUSE_BOTS))
     if values["format"] == Tournament.Format.KNOCKOUT and values["rounds"] is not None:
         raise Invalid("invalid", "A knockout has as many rounds as it takes; omit rounds.")
 
@@ -124,16 +124,6 @@ def ratings_of(players: Sequence[Player], rules: dict[str, Any]) -> dict[int, fl
     for source in RATING_SOURCES:
         found.update(source(players, rules))
     return found
-
-
-def _message(player_ids: Iterable[int], kind: str, payload: dict[str, Any]) -> None:
-    """Stream lines for players (the games app's PlayerMessage rows), woken on commit."""
-    ids = sorted(set(player_ids))
-    PlayerMessage.objects.bulk_create(
-        PlayerMessage(player_id=p, type=kind, payload=payload) for p in ids
-    )
-    channels = [realtime.player_channel(p) for p in ids]
-    transaction.on_commit(lambda: realtime.publish(channels))
 
 
 # --- Creating and configuring ---------------------------------------------------------------
@@ -279,7 +269,7 @@ def add_entrant(actor: Player, tournament_id: int, username: str) -> Entrant:
         _require_organiser(tournament, actor)
         _require_registering(tournament)
         if username.startswith(HOUSE_BOT_PREFIX):
-            entrant = _enter(tournament, games.house_bot(username), username, is_house=True)
+            entrant = _enter(tournament, house_bot(username), username, is_house=True)
         else:
             player = Player.objects.filter(username=username, is_active=True).first()
             if player is None:
@@ -433,12 +423,16 @@ def _open_round(tournament: Tournament, number: int) -> Round:
         deadline=now + timedelta(minutes=tournament.round_minutes),
     )
     entrants = {e.pk: e for e in tournament.entrants.select_related("player")}
-    filler = games.house_bot(tournament.filler_bot)
+    filler = house_bot(tournament.filler_bot)
     rules = game_rules(tournament.rules, tournament.hands_per_game)
     for table_number, seats in enumerate(plan.tables, start=1):
         players = [filler if e == seating.FILLER else entrants[e].player for e in seats]
         game = games.start_seated_game(
-            tournament.created_by, rules, tournament.rated, tournament.move_seconds, players
+            tournament.created_by,
+            rules=rules,
+            rated=tournament.rated,
+            move_seconds=tournament.move_seconds,
+            players=players,
         )
         TournamentTable.objects.create(
             round=round_,
@@ -452,17 +446,17 @@ def _open_round(tournament: Tournament, number: int) -> Round:
         )
         for seat, entrant_id in enumerate(seats):
             if entrant_id != seating.FILLER and not entrants[entrant_id].is_house:
-                _message(
+                delivery.send(
                     [entrants[entrant_id].player_id],
-                    "tournament_round",
-                    _round_line(tournament, round_, table_number, game, seat),
+                    type="tournament_round",
+                    payload=_round_line(tournament, round_, table_number, game, seat),
                 )
     for entrant_id in plan.byes:
         if not entrants[entrant_id].is_house:
-            _message(
+            delivery.send(
                 [entrants[entrant_id].player_id],
-                "tournament_round",
-                _round_line(tournament, round_, None, None, None),
+                type="tournament_round",
+                payload=_round_line(tournament, round_, None, None, None),
             )
     tournament.current_round = number
     tournament.save(update_fields=["current_round"])

@@ -57,10 +57,14 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "accounts",
+    "realtime",
     "games",
     "bots",
     "ratings",
     "tournaments",
+    "health",
+    "config.apps.WiringConfig",  # connects the apps to each other (config/wiring.py)
 ]
 
 MIDDLEWARE = [
@@ -150,7 +154,7 @@ def database_settings(url: str | None) -> dict[str, Any]:
 DATABASE_URL = env.str("DATABASE_URL", default="")
 DATABASES = {"default": database_settings(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-AUTH_USER_MODEL = "games.Player"
+AUTH_USER_MODEL = "accounts.Player"
 
 # --- Redis, cache and Celery ----------------------------------------------------------------
 
@@ -209,7 +213,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 # The beat-scheduled heartbeat that GET /healthz reads; stale after HEARTBEAT_MAX_AGE seconds.
 HEARTBEAT_INTERVAL = env.float("HEARTBEAT_INTERVAL", default=10.0)
 HEARTBEAT_MAX_AGE = env.float("HEARTBEAT_MAX_AGE", default=60.0)
-# Move time: the beat process's move timer (games/timekeeper.py) sleeps until the nearest
+# Move time: the move timer (manage.py movetimer, games/timekeeper.py) sleeps until the nearest
 # deadline, looking again at least every MOVE_TIMER_LOOK_SECONDS for new ones; it plays for
 # at most MOVE_TIMER_BATCH overdue games a look.
 MOVE_TIMER_LOOK_SECONDS = env.float("MOVE_TIMER_LOOK_SECONDS", default=0.25)
@@ -231,7 +235,7 @@ BOT_WEBHOOK_MAX_REPLY_BYTES = env.int("BOT_WEBHOOK_MAX_REPLY_BYTES", default=64 
 
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {
-        "task": "config.health.record_heartbeat",
+        "task": "health.record_heartbeat",
         "schedule": HEARTBEAT_INTERVAL,
         # A heartbeat that waited longer than its interval says nothing new.
         "options": {"expires": HEARTBEAT_INTERVAL},
@@ -294,9 +298,9 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["api.rendering.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["api.rendering.JSONParser"],
-    "DEFAULT_AUTHENTICATION_CLASSES": ["games.auth.TokenAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.auth.TokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
-    "DEFAULT_THROTTLE_CLASSES": ["games.ratelimit.TokenRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["accounts.ratelimit.TokenRateThrottle"],
     "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",

@@ -12,11 +12,6 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.AlterField(
-            model_name='apitoken',
-            name='scopes',
-            field=core.json_codec.JSONField(default=list),
-        ),
-        migrations.AlterField(
             model_name='game',
             name='result',
             field=core.json_codec.JSONField(blank=True, null=True),
@@ -38,11 +33,6 @@ class Migration(migrations.Migration):
         ),
         migrations.AlterField(
             model_name='gameevent',
-            name='payload',
-            field=core.json_codec.JSONField(),
-        ),
-        migrations.AlterField(
-            model_name='playermessage',
             name='payload',
             field=core.json_codec.JSONField(),
         ),

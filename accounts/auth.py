@@ -13,13 +13,16 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
+from django.http import HttpRequest
 from django.utils import timezone
 from rest_framework import authentication, permissions
 from rest_framework.request import Request
 
-from core.errors import NotAllowed, NotAuthenticated
+from accounts.models import ApiToken, Player
+from accounts.ratelimit import caller_key, hit
+from core.errors import NotAllowed, NotAuthenticated, RateLimited
 from core.rows import load_row
-from games.models import ApiToken, Player
 
 KEY_PREFIX = "smk_"
 HUMAN_SCOPES = (ApiToken.Scope.PLAY, ApiToken.Scope.ORGANISE)
@@ -128,3 +131,28 @@ class IsAuthenticated(permissions.BasePermission):
         if not isinstance(request.auth, ApiToken):
             raise NotAuthenticated("not_authenticated", "This needs a token.")
         return True
+
+
+def authenticate_and_limit(request: HttpRequest) -> Player | None:
+    """For the async views, which the REST framework does not run: the caller of the
+    request's token (None without one; 401 if invalid), counted against the rate limit
+    (429 past it), as the REST framework's authentication and throttle do for the others."""
+    found = authenticate_header(request.headers.get("Authorization", ""))
+    token = found[1] if found else None
+    wait = hit(
+        caller_key(token, request.META.get("REMOTE_ADDR", "")),
+        settings.RATE_LIMIT_PER_MINUTE,
+        60,
+    )
+    if wait is not None:
+        retry = int(wait + 0.999)
+        raise RateLimited(
+            "rate_limited", f"Too many requests; retry in {retry} s.", retry_after=retry
+        )
+    return found[0] if found else None
+
+
+def caller(request: Request) -> Player:
+    """The authenticated account of a view that requires one (its permission checked it)."""
+    assert isinstance(request.user, Player)
+    return request.user

@@ -14,8 +14,8 @@ from django.core.cache import cache
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
+from accounts.models import ApiToken
 from core.redis_client import shared_redis
-from games.models import ApiToken
 
 
 def caller_key(auth: object, remote_addr: str) -> str:

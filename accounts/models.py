@@ -1,0 +1,58 @@
+"""Accounts: people, the bot accounts they own, house bots, and the API tokens of each.
+
+The tables keep the names they had when these models lived in the games app
+(``games_player``, ``games_apitoken``): docs/decisions says why.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+
+from core.json_codec import JSONField
+
+
+class Player(AbstractUser):
+    """An account: a human, a bot account owned by a human, or a house bot (``house:...``)."""
+
+    is_bot = models.BooleanField(default=False)
+    owner = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="bots"
+    )
+
+    class Meta:
+        db_table = "games_player"
+
+    def __str__(self) -> str:
+        return self.username
+
+    @property
+    def is_house_bot(self) -> bool:
+        return self.username.startswith(HOUSE_BOT_PREFIX)
+
+
+HOUSE_BOT_PREFIX = "house:"
+
+
+class ApiToken(models.Model):
+    """A revocable API token. Only the SHA-256 of the key is stored; the key is shown once."""
+
+    class Scope(models.TextChoices):
+        PLAY = "play"
+        BOT = "bot"
+        ORGANISE = "organise"
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="tokens")
+    name = models.CharField(max_length=100, blank=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    key_prefix = models.CharField(max_length=12)
+    scopes = JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "games_apitoken"
+
+    def __str__(self) -> str:
+        return f"{self.key_prefix}… ({self.player})"

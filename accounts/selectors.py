@@ -1,0 +1,35 @@
+"""Reads of accounts: the caller as ``/me`` shows it, their tokens, a player by name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from accounts.models import ApiToken, Player
+from core.errors import NotFound
+
+
+def me(player: Player, *, token: ApiToken) -> dict[str, Any]:
+    """``GET /me``: the caller, with the scopes of the token they called with."""
+    return {
+        "username": player.username,
+        "is_bot": player.is_bot,
+        "owner": player.owner.username if player.owner else None,
+        "email": player.email,
+        "scopes": token.scopes,
+        "bots": list(player.bots.values_list("username", flat=True)),
+    }
+
+
+def live_tokens(player: Player) -> QuerySet[ApiToken]:
+    """The player's tokens that still work, oldest first."""
+    return player.tokens.filter(revoked_at__isnull=True).order_by("id")
+
+
+def active_player(username: str) -> Player:
+    """The active account named ``username`` (404 if none)."""
+    found = Player.objects.filter(username=username, is_active=True).first()
+    if found is None:
+        raise NotFound("not_found", f"No player '{username}'.")
+    return found

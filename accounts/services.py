@@ -1,0 +1,103 @@
+"""Everything that changes accounts and their tokens. Views call one of these each."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.auth import BOT_SCOPES, HUMAN_SCOPES, issue_token
+from accounts.models import ApiToken, Player
+from core.errors import Conflict, Invalid, NotAllowed, NotAuthenticated, NotFound
+
+HOUSE_BOTS = ("house:random", "house:heuristic", "house:strong")
+
+
+def register_player(username: str, *, password: str, email: str = "") -> tuple[Player, str]:
+    """A new human account and its first token (scopes play and organise)."""
+    player = Player(username=username, email=email)
+    try:
+        validate_password(password, player)
+    except DjangoValidationError as error:
+        raise Invalid(
+            "invalid", "The password is too weak.", fields={"password": list(error.messages)}
+        ) from error
+    player.set_password(password)
+    _save_new_account(player)
+    _, key = issue_token(player, HUMAN_SCOPES, name="registration")
+    return player, key
+
+
+def _save_new_account(player: Player) -> None:
+    """Save a new account; usernames are unique regardless of letter case."""
+    taken = Conflict("username_taken", f"'{player.username}' is taken.")
+    if Player.objects.filter(username__iexact=player.username).exists():
+        raise taken
+    try:
+        with transaction.atomic():
+            player.save()
+    except IntegrityError as error:
+        raise taken from error
+
+
+def log_in(username: str, *, password: str, scopes: Iterable[str] | None, name: str) -> str:
+    """A new token for a human who gives the right password."""
+    player = Player.objects.filter(username=username, is_bot=False, is_active=True).first()
+    if player is None or not player.check_password(password):
+        raise NotAuthenticated("invalid_credentials", "Wrong username or password.")
+    wanted = set(scopes) if scopes is not None else set(HUMAN_SCOPES)
+    if not wanted <= set(HUMAN_SCOPES):
+        raise Invalid(
+            "invalid",
+            "Unknown or unavailable scope.",
+            fields={"scopes": sorted(wanted - set(HUMAN_SCOPES))},
+        )
+    _, key = issue_token(player, wanted, name=name or "login")
+    return key
+
+
+def create_bot_player(owner: Player, *, username: str) -> tuple[Player, str]:
+    """A bot account owned by a human, and its token (scopes play and bot)."""
+    if owner.is_bot:
+        raise NotAllowed("bots_cannot_own_bots", "A bot account cannot create bots.")
+    bot = Player(username=username, is_bot=True, owner=owner)
+    bot.set_unusable_password()
+    _save_new_account(bot)
+    _, key = issue_token(bot, BOT_SCOPES, name="bot")
+    return bot, key
+
+
+def new_token(player: Player, *, scopes: Iterable[str], name: str) -> tuple[ApiToken, str]:
+    """A new token with ``scopes`` (those the account may have: a bot's or a human's)."""
+    allowed = set(BOT_SCOPES if player.is_bot else HUMAN_SCOPES)
+    wanted = set(scopes)
+    if not wanted or not wanted <= allowed:
+        raise Invalid(
+            "invalid",
+            "Unknown or unavailable scope.",
+            fields={"scopes": sorted(wanted - allowed) or ["at least one scope is needed"]},
+        )
+    return issue_token(player, wanted, name=name)
+
+
+def revoke_token(player: Player, *, token_id: int) -> None:
+    """Revoke one of the player's live tokens: it stops working at once."""
+    updated = ApiToken.objects.filter(pk=token_id, player=player, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+    if not updated:
+        raise NotFound("not_found", "No such live token.")
+
+
+def house_bot(username: str) -> Player:
+    """The account of a house bot (made on first use)."""
+    if username not in HOUSE_BOTS:
+        raise Invalid("unknown_bot", f"No house bot '{username}'.", known=list(HOUSE_BOTS))
+    player, created = Player.objects.get_or_create(username=username, defaults={"is_bot": True})
+    if created:
+        player.set_unusable_password()
+        player.save(update_fields=["password"])
+    return player

@@ -1,0 +1,52 @@
+"""Every connection between the apps, in one visible place.
+
+The apps depend one way (games knows nothing of bots, ratings or tournaments); where a
+lower app must reach work of a higher one, it announces or offers an extension point, and
+this module, run once the apps are loaded (``config.apps.WiringConfig``), connects them.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from django.conf import settings
+
+T = TypeVar("T")
+
+
+def connect() -> None:
+    from bots import receivers as bot_receivers
+    from bots.strategies import strong
+    from games import selectors as game_selectors
+    from games import signals
+    from ratings import receivers as rating_receivers
+    from ratings import selectors as rating_selectors
+    from realtime import stream
+    from tournaments import receivers as tournament_receivers
+    from tournaments import services as tournament_services
+
+    # A game ended: rate it, and move its tournament on.
+    signals.game_finished.connect(
+        rating_receivers.on_game_finished, dispatch_uid="ratings.on_game_finished"
+    )
+    signals.game_finished.connect(
+        tournament_receivers.on_game_finished, dispatch_uid="tournaments.on_game_finished"
+    )
+    # A seat must act: a house bot plays it, a webhook bot is called.
+    signals.turn_started.connect(bot_receivers.enqueue_bot_turn, dispatch_uid="bots.turns")
+
+    # A stream starts with a your_turn line for every game waiting on its player.
+    _add(stream.ON_CONNECT, game_selectors.pending_turns_lines)
+    # Profiles and match histories show ratings.
+    _add(game_selectors.PROFILE_EXTRAS, rating_selectors.profile_ratings)
+    _add(game_selectors.HISTORY_EXTRAS, rating_selectors.history_rating_changes)
+    # Tournament seeding and rating-range limits read the ratings.
+    _add(tournament_services.RATING_SOURCES, rating_selectors.seeding_ratings)
+
+    # The house bots' strategies are pure Python (no Django): the setting reaches them here.
+    strong.MAX_DEALS = settings.HOUSE_BOT_STRONG_DEALS
+
+
+def _add(extension_point: list[T], contribution: T) -> None:
+    if contribution not in extension_point:
+        extension_point.append(contribution)

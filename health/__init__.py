@@ -1,0 +1,1 @@
+"""``GET /healthz``: whether every part of the platform is up and doing its work."""

@@ -1,0 +1,54 @@
+"""``GET /api/v1/stream``: a player's NDJSON stream, served without holding a thread.
+
+Its documentation comes from the REST framework class named in its ``cls`` attribute.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.auth import authenticate_and_limit
+from api.asyncviews import in_thread
+from api.errors import error_response, method_not_allowed
+from api.schema import ERROR
+from core.errors import DomainError, NotAuthenticated
+from realtime.stream import lines_for
+
+
+class StreamDoc(APIView):
+    @extend_schema(
+        operation_id="stream",
+        description=(
+            "NDJSON, one object per line: `game_start`, `your_turn`, `game_finish`, "
+            "`tournament_round`; an empty line at least every 10 s. On connect, first a "
+            "`your_turn` for every game waiting on the caller (a turn may be repeated once)."
+        ),
+        responses={(200, "application/x-ndjson"): OpenApiTypes.STR, 401: ERROR, 429: ERROR},
+    )
+    def get(self, request: Request) -> Response:  # pragma: no cover - docs only
+        raise NotImplementedError
+
+
+async def stream(request: HttpRequest) -> StreamingHttpResponse | JsonResponse:
+    """``GET /stream``: the caller's NDJSON stream."""
+    if request.method != "GET":
+        return method_not_allowed("GET")
+    try:
+        player = await in_thread(authenticate_and_limit)(request)
+    except DomainError as error:
+        return error_response(error)
+    if player is None:
+        return error_response(NotAuthenticated("not_authenticated", "The stream needs a token."))
+    response = StreamingHttpResponse(lines_for(player), content_type="application/x-ndjson")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+stream.cls = StreamDoc  # type: ignore[attr-defined]
+stream.initkwargs = {}  # type: ignore[attr-defined]

@@ -1,0 +1,100 @@
+"""The one way in to realtime delivery for the other apps: stream messages and wake-ups.
+
+* A change that writes stream lines for players makes them with :func:`message` (unsaved:
+  the games app writes them in the same statement as the move) and announces them with
+  :func:`announce_on_commit`; one that only sends lines calls :func:`send`.
+* A waiting view registers on a channel with :func:`listening` before it looks, so that a
+  change committed between its look and its wait still wakes it.
+* The lines themselves are sent by the player's stream (``realtime.stream``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from realtime import hub
+from realtime.hub import (
+    Waiter,
+    game_channel,
+    game_of_channel,
+    hears_changes_elsewhere,
+    on_changes_elsewhere,
+    player_channel,
+)
+from realtime.models import PlayerMessage
+from realtime.stream import stream_line
+
+__all__ = [
+    "MESSAGE_TTL",
+    "PlayerMessage",
+    "Waiter",
+    "announce_on_commit",
+    "game_channel",
+    "game_of_channel",
+    "hears_changes_elsewhere",
+    "listening",
+    "message",
+    "on_changes_elsewhere",
+    "player_channel",
+    "purge_expired_messages",
+    "send",
+]
+
+#: Stream messages only serve streams that are connected now (a new stream starts from the
+#: newest message and resends pending turns), so old ones can go.
+MESSAGE_TTL = timedelta(hours=1)
+
+
+def message(player_id: int, *, type: str, payload: dict[str, Any]) -> PlayerMessage:
+    """A stream line for a player, unsaved: the caller writes it with the rest of its change
+    and then announces it (:func:`announce_on_commit`)."""
+    return PlayerMessage(player_id=player_id, type=type, payload=payload)
+
+
+def send(player_ids: Iterable[int], *, type: str, payload: dict[str, Any]) -> None:
+    """The same stream line for each of these players, written now and sent once the
+    surrounding transaction commits."""
+    messages = PlayerMessage.objects.bulk_create(
+        message(player_id, type=type, payload=payload) for player_id in sorted(set(player_ids))
+    )
+    announce_on_commit(player_ids={m.player_id for m in messages}, messages=messages)
+
+
+def announce_on_commit(
+    *,
+    player_ids: Iterable[int],
+    game_id: int | None = None,
+    messages: Sequence[PlayerMessage] = (),
+) -> None:
+    """Wake these players' streams (and the game's long polls) once the change commits.
+
+    ``messages``, when given, must be every stream message the change wrote for those
+    players, saved (so with ids): their lines ride with the wake-ups, and a stream sends
+    them without a look at the database. A player who got none is told to look."""
+    channels = [player_channel(p) for p in dict.fromkeys(player_ids)]
+    if game_id is not None:
+        channels.insert(0, game_channel(game_id))
+    lines: dict[str, list[hub.Line]] = {}
+    if any(m.pk is None for m in messages):  # a database that gives new rows no ids
+        messages = ()
+    for sent in messages:
+        line = stream_line(sent.type, sent.payload)
+        lines.setdefault(player_channel(sent.player_id), []).append((sent.pk, line))
+    transaction.on_commit(lambda: hub.publish_soon(channels, lines))
+
+
+def listening(channel: str) -> contextlib.AbstractContextManager[Waiter]:
+    """``with listening(channel) as waiter: ... await waiter.wait(seconds)``"""
+    return hub.listening(channel)
+
+
+def purge_expired_messages() -> int:
+    """Drop the stream messages no stream can still send; returns how many."""
+    deleted, _ = PlayerMessage.objects.filter(created_at__lt=timezone.now() - MESSAGE_TTL).delete()
+    return deleted

@@ -1,0 +1,78 @@
+"""A database made before accounts and realtime took over the games app's models upgrades
+with a plain ``manage.py migrate`` (accounts/management/commands/migrate.py).
+
+Such a database has every table already and the games app's migrations applied, but not
+the new apps' first migrations, on which the games app's now depend: Django's own
+``migrate`` refuses it. Its tables are the ones a new database gets (the move kept their
+names), so the old database is made here from a new one by forgetting those two records.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+from pathlib import Path
+
+from tests.support import ROOT, VENV_BIN, clean_env
+
+TAKEN_OVER = {("accounts", "0001_initial"), ("realtime", "0001_initial")}
+
+
+def manage(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = clean_env(
+        DJANGO_SETTINGS_MODULE="config.settings.base",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        DATA_DIR=str(tmp_path / "data"),
+    )
+    command = [str(VENV_BIN / "python"), "manage.py", *args]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+def applied(tmp_path: Path) -> set[tuple[str, str]]:
+    with sqlite3.connect(tmp_path / "db.sqlite3") as db:
+        return set(db.execute("SELECT app, name FROM django_migrations"))
+
+
+def made_before_the_move(tmp_path: Path) -> None:
+    assert manage(tmp_path, "migrate", "--noinput").returncode == 0
+    with sqlite3.connect(tmp_path / "db.sqlite3") as db:
+        db.execute("DELETE FROM django_migrations WHERE app IN ('accounts', 'realtime')")
+    assert not TAKEN_OVER & applied(tmp_path)
+
+
+def test_it_upgrades_a_database_made_before_the_move(tmp_path: Path) -> None:
+    made_before_the_move(tmp_path)
+
+    upgraded = manage(tmp_path, "migrate", "--noinput")
+
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert "Recorded accounts.0001_initial" in upgraded.stdout
+    assert applied(tmp_path) >= TAKEN_OVER
+    check = manage(tmp_path, "migrate", "--check")
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_it_needs_the_record_that_django_alone_would_not_make(tmp_path: Path) -> None:
+    made_before_the_move(tmp_path)
+    stock = (
+        "import django; django.setup();"
+        "from django.core.management import call_command;"
+        "from django.core.management.commands.migrate import Command;"
+        "call_command(Command(), interactive=False)"
+    )
+
+    refused = manage(tmp_path, "shell", "-c", stock)
+
+    assert refused.returncode != 0
+    assert "InconsistentMigrationHistory" in refused.stderr
+
+
+def test_it_leaves_a_new_database_to_the_migrations_themselves(tmp_path: Path) -> None:
+    made = manage(tmp_path, "migrate", "--noinput")
+
+    assert made.returncode == 0, made.stderr
+    assert "Recorded" not in made.stdout
+    assert "Applying accounts.0001_initial... OK" in made.stdout
+    with sqlite3.connect(tmp_path / "db.sqlite3") as db:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+    assert {"games_player", "games_apitoken", "games_playermessage"} <= tables
