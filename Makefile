@@ -24,12 +24,13 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed
 
-## run: install, migrate, then the web server, a Celery worker and Celery beat; Ctrl-C stops all.
+## run: install, migrate, then the web server, a Celery worker, Celery beat and the move timer;
+## Ctrl-C stops all.
 run: venv
 	$(BIN)/python manage.py migrate --noinput
 	@echo "Sergeant Major is starting at http://$(HOST):$(WEB_PORT)/"
 	@echo "  health: http://$(HOST):$(WEB_PORT)/healthz   API docs: http://$(HOST):$(WEB_PORT)/api/v1/docs/"
-	@echo "  Ctrl-C stops the web server, the worker and beat."
+	@echo "  Ctrl-C stops the web server, the worker, beat and the move timer."
 	PATH="$(BIN):$$PATH" exec $(BIN)/honcho --procfile platform/Procfile --app-root $(CURDIR) start
 
 ## test: ruff, mypy (the whole project; strict on the engine), the OpenAPI check and the
