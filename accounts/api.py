@@ -36,6 +36,12 @@ class RegisterView(APIView):
         responses={201: AccountTokenSerializer, 400: ERROR, 409: ERROR},
     )
     def post(self, request: Request) -> Response:
+        """Register a human account.
+
+        Usernames are 3-30 letters, digits, `_ . -`, unique whatever the letter case; the
+        password at least 8 characters and not too common. → 201 `{username, token}`: the token
+        has the scopes `play` and `organise`.
+        """
         data = valid(RegisterSerializer, request.data)
         player, key = services.register_player(
             data["username"], password=data["password"], email=data["email"]
@@ -50,6 +56,11 @@ class LoginView(APIView):
         responses={200: TokenSerializer, 400: ERROR, 401: ERROR},
     )
     def post(self, request: Request) -> Response:
+        """Log in: a new token for a human.
+
+        With the right password → 200 `{token}`; `scopes` (default: `play` and `organise`) and
+        `name` label the token. Bot accounts have no password.
+        """
         data = valid(LoginSerializer, request.data)
         key = services.log_in(
             data["username"],
@@ -65,6 +76,11 @@ class MeView(APIView):
 
     @extend_schema(operation_id="me", responses={200: MeSerializer, 401: ERROR})
     def get(self, request: Request) -> Response:
+        """The caller.
+
+        `owner` is the human who owns a bot account (else `null`), `scopes` those of the token
+        used, `bots` the caller's bot accounts.
+        """
         token = request.auth
         assert isinstance(token, ApiToken)
         return Response(selectors.me(caller(request), token=token))
@@ -79,6 +95,11 @@ class MyTokensView(APIView):
 
     @extend_schema(operation_id="me_tokens_list", responses={200: paginated(TokenInfoSerializer)})
     def get(self, request: Request) -> Response:
+        """The caller's live tokens.
+
+        Oldest first, paginated: `{id, name, key_prefix, scopes, created_at, last_used_at}`,
+        never the key.
+        """
         tokens = selectors.live_tokens(caller(request))
         return paginate(self, request, tokens, shown=_token_infos)
 
@@ -88,6 +109,11 @@ class MyTokensView(APIView):
         responses={201: TokenSerializer, 400: ERROR},
     )
     def post(self, request: Request) -> Response:
+        """Another token for the caller.
+
+        With some of the scopes the account may have (a human: `play`, `organise`; a bot:
+        `play`, `bot`) → 201 `{token}`; the key is shown only here.
+        """
         data = valid(NewTokenSerializer, request.data)
         _, key = services.new_token(caller(request), scopes=data["scopes"], name=data["name"])
         return Response({"token": key}, status=201)
@@ -98,5 +124,9 @@ class MyTokenView(APIView):
 
     @extend_schema(operation_id="me_tokens_revoke", responses={204: None, 404: ERROR})
     def delete(self, request: Request, token_id: int) -> Response:
+        """Revoke one of the caller's tokens.
+
+        It stops working at once → 204; 404 `not_found` if it is not a live token of the caller.
+        """
         services.revoke_token(caller(request), token_id=token_id)
         return Response(status=204)

@@ -110,6 +110,8 @@ def require_scope(scope: str) -> type[permissions.BasePermission]:
     """A permission class: an authenticated caller whose token carries ``scope``."""
 
     class HasScope(permissions.BasePermission):
+        required_scope = scope  # for the schema (api.schema)
+
         def has_permission(self, request: Request, view: Any) -> bool:
             token = request.auth
             if not isinstance(token, ApiToken):

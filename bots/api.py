@@ -40,6 +40,12 @@ class BotsView(APIView):
         responses={201: BotCreatedSerializer, 400: ERROR, 401: ERROR, 403: ERROR, 409: ERROR},
     )
     def post(self, request: Request) -> Response:
+        """Create a bot account the caller owns.
+
+        `mode` is `poll` (the bot reads its stream or events) or `webhook` (the server POSTs
+        each turn to `webhook_url`, signed with the `webhook_secret` returned) → 201 `{username,
+        token, mode, webhook_secret?}`. A bot account cannot own bots.
+        """
         serializer = BotCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

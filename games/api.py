@@ -61,6 +61,10 @@ class TablesView(APIView):
         responses={200: paginated(TableSerializer)},
     )
     def get(self, request: Request) -> Response:
+        """The lobby.
+
+        Tables newest first, paginated; `status` filters by `open`, `playing` or `finished`.
+        """
         status_filter = request.query_params.get("status")
         if status_filter not in (None, "open", "playing", "finished"):
             raise Invalid("invalid", "status must be open, playing or finished.")
@@ -72,6 +76,13 @@ class TablesView(APIView):
         responses={201: TableSerializer, 400: ERROR, 401: ERROR, 403: ERROR},
     )
     def post(self, request: Request) -> Response:
+        """Create a table.
+
+        `rules`: a preset name or `{preset, ...options}` (default `"classic"`); `rated` (default
+        `true`); `move_seconds` 1..86400 (default 60); `seat`: where the creator sits (default
+        0), or `null` to sit nowhere (to seat bots only) → 201 the table. The game is dealt when
+        the last seat is taken.
+        """
         data = valid(TableCreateSerializer, request.data)
         table = services.create_table(
             caller(request),
@@ -86,6 +97,10 @@ class TablesView(APIView):
 class TableView(APIView):
     @extend_schema(operation_id="tables_retrieve", responses={200: TableSerializer, 404: ERROR})
     def get(self, request: Request, table_id: int) -> Response:
+        """One table.
+
+        `{id, status, rules, rated, move_seconds, created_by, created_at, seats, game}`.
+        """
         return Response(selectors.table_data(selectors.table(table_id)))
 
 
@@ -98,6 +113,11 @@ class TableJoinView(APIView):
         responses={200: TableSerializer, 400: ERROR, 404: ERROR, 409: ERROR},
     )
     def post(self, request: Request, table_id: int) -> Response:
+        """Sit down at a table.
+
+        At `seat`, or the first free seat if it is left out → 200 the table (its `game` once the
+        last seat is taken); 409 `seat_taken`, `table_full`, `already_seated`.
+        """
         data = valid(SeatChoiceSerializer, request.data)
         table = services.join_table(caller(request), table_id=table_id, seat=data["seat"])
         return Response(selectors.table_data(table))
@@ -112,6 +132,11 @@ class TableLeaveView(APIView):
         responses={200: TableSerializer, 404: ERROR, 409: ERROR},
     )
     def post(self, request: Request, table_id: int) -> Response:
+        """Stand up before the game starts.
+
+        → 200 the table; 409 `table_not_open` once the game has started, `not_seated` if the
+        caller has no seat there.
+        """
         services.leave_table(caller(request), table_id=table_id)
         return Response(selectors.table_data(selectors.table(table_id)))
 
@@ -125,6 +150,12 @@ class TableBotsView(APIView):
         responses={200: TableSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
     )
     def post(self, request: Request, table_id: int) -> Response:
+        """Seat a bot at a table.
+
+        The table's creator seats a house bot (`house:random`, `house:heuristic`,
+        `house:strong`) or one of its own bot accounts, at `seat` or the first free one → 200
+        the table.
+        """
         data = valid(SeatBotSerializer, request.data)
         table = services.seat_bot(
             caller(request), table_id=table_id, bot=data["bot"], seat=data["seat"]
@@ -138,6 +169,11 @@ class TableBotsView(APIView):
 class GameView(APIView):
     @extend_schema(operation_id="games_retrieve", responses={200: GameViewSerializer, 404: ERROR})
     def get(self, request: Request, game_id: int) -> Response:
+        """A game as the caller may see it.
+
+        A seated player sees their own hand and `legal_actions`; anyone else the public view;
+        after the end everyone sees the full `record`.
+        """
         return Response(selectors.game_view_for(game_id, request.user))
 
 
@@ -158,6 +194,14 @@ class GameActionsView(APIView):
         responses={200: GameViewSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
     )
     def post(self, request: Request, game_id: int) -> Response:
+        """Act in a game.
+
+        The body is an action (`{type, ...}`, as `legal_actions` lists them) with an optional
+        `expected_version` → 200 the caller's new view; 400 `illegal_action` with the rules'
+        `reason`; 403 `not_seated`; 409 `version_conflict`, `not_your_turn`, `game_finished`.
+        With an `Idempotency-Key` header, a retry of the same request returns the first response
+        and acts once.
+        """
         body = request.data
         if not isinstance(body, dict):
             raise Invalid("invalid", "The body must be a JSON object.")
@@ -189,6 +233,11 @@ class GameRecordView(APIView):
         responses={200: OpenApiTypes.OBJECT, 404: ERROR, 409: ERROR},
     )
     def get(self, request: Request, game_id: int) -> Response:
+        """The record of a finished game.
+
+        Every deal, exchange, discard and trick, in the replay file format, with the results;
+        409 `game_in_progress` before the end.
+        """
         return Response(selectors.game_record(game_id))
 
 
@@ -198,6 +247,11 @@ class GameRecordView(APIView):
 class PlayerView(APIView):
     @extend_schema(operation_id="players_retrieve", responses={200: ProfileSerializer, 404: ERROR})
     def get(self, request: Request, username: str) -> Response:
+        """A player's profile.
+
+        `{username, is_bot, owner, joined, games_played, games_won, games_in_progress,
+        ratings}`; `ratings` per pool the player is rated in.
+        """
         return Response(selectors.player_profile(username))
 
 
@@ -211,6 +265,12 @@ class PlayerGamesView(APIView):
         responses={200: paginated(HistoryEntrySerializer), 404: ERROR},
     )
     def get(self, request: Request, username: str) -> Response:
+        """A player's match history.
+
+        Finished games, newest first, paginated: the game, when, rules, seats with ranks and
+        scores, the player's seat, rank, score, result and rating change; `rules` (a preset) and
+        `result` (`win`, `shared`, `loss`) filter.
+        """
         result = request.query_params.get("result")
         if result not in (None, "win", "shared", "loss"):
             raise Invalid("invalid", "result must be win, shared or loss.")
@@ -235,6 +295,11 @@ class GameEventsDoc(APIView):
         responses={200: EventsSerializer, 400: ERROR, 404: ERROR, 429: ERROR},
     )
     def get(self, request: Request, game_id: int) -> Response:  # pragma: no cover - docs only
+        """The events the caller may see.
+
+        Those with `seq` above `after`, oldest first (at most 500); with `wait` (seconds, up to
+        60) the answer waits for a first one → `{events, version, last_seq, status}`.
+        """
         raise NotImplementedError
 
 

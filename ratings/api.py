@@ -70,9 +70,6 @@ class PredictionSerializer(serializers.Serializer[Any]):
 class LeaderboardView(APIView):
     @extend_schema(
         operation_id="ratings_leaderboard",
-        description="The pool's players by ordinal (mu - 3 sigma), best first. `list=ranked` "
-        "(default): established players with a rated game in the last 90 days; "
-        "`provisional`: active players whose sigma is still above 6; `inactive`: the others.",
         parameters=[
             POOL_PARAMETER,
             OpenApiParameter("list", str, enum=list(selectors.LISTS), default="ranked"),
@@ -80,6 +77,12 @@ class LeaderboardView(APIView):
         responses={200: paginated(LeaderboardEntrySerializer), 400: ERROR},
     )
     def get(self, request: Request) -> Response:
+        """A pool's leaderboard.
+
+        The pool's players by ordinal (mu - 3 sigma), best first, paginated. `list=ranked`
+        (default): established players with a rated game in the last 90 days; `provisional`:
+        active players whose sigma is still above 6; `inactive`: the others.
+        """
         pool = selectors.valid_pool(request.query_params.get("pool"))
         which = request.query_params.get("list") or "ranked"
         if which not in selectors.LISTS:
@@ -94,11 +97,15 @@ def _points(changes: list[Any]) -> list[dict[str, Any]]:
 class PlayerRatingsView(APIView):
     @extend_schema(
         operation_id="players_ratings",
-        description="The player's rating after each rated game of the pool, oldest first.",
         parameters=[POOL_PARAMETER],
         responses={200: paginated(RatingPointSerializer), 400: ERROR, 404: ERROR},
     )
     def get(self, request: Request, username: str) -> Response:
+        """A player's rating history in a pool.
+
+        The player's rating after each rated game of the pool, oldest first, paginated: `{game,
+        at, mu, sigma, ordinal, ordinal_change, rank}`.
+        """
         pool = selectors.valid_pool(request.query_params.get("pool"))
         rows = selectors.rating_history(username, pool=pool)
         return paginate(self, request, rows, shown=_points)
@@ -107,8 +114,6 @@ class PlayerRatingsView(APIView):
 class PredictView(APIView):
     @extend_schema(
         operation_id="ratings_predict",
-        description="openskill's win and rank probabilities for a prospective table "
-        "(current ratings, inactivity applied; a newcomer's rating for unrated players).",
         parameters=[
             POOL_PARAMETER,
             OpenApiParameter(
@@ -118,6 +123,12 @@ class PredictView(APIView):
         responses={200: PredictionSerializer, 400: ERROR, 404: ERROR},
     )
     def get(self, request: Request) -> Response:
+        """The predicted outcome of a table.
+
+        openskill's win and rank probabilities for the `players` given (comma-separated, in seat
+        order), from their current ratings (inactivity applied; a newcomer's rating for unrated
+        players).
+        """
         pool = selectors.valid_pool(request.query_params.get("pool"))
         raw = request.query_params.get("players") or ""
         usernames = [name.strip() for name in raw.split(",") if name.strip()]

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.auth import authenticate_and_limit
+from accounts.auth import IsAuthenticated, authenticate_and_limit
 from api.asyncviews import in_thread
 from api.errors import error_response, method_not_allowed
 from api.schema import ERROR
@@ -21,16 +21,20 @@ from realtime.stream import lines_for
 
 
 class StreamDoc(APIView):
+    permission_classes = [IsAuthenticated]  # as the stream checks (for its documentation)
+
     @extend_schema(
         operation_id="stream",
-        description=(
-            "NDJSON, one object per line: `game_start`, `your_turn`, `game_finish`, "
-            "`tournament_round`; an empty line at least every 10 s. On connect, first a "
-            "`your_turn` for every game waiting on the caller (a turn may be repeated once)."
-        ),
         responses={(200, "application/x-ndjson"): OpenApiTypes.STR, 401: ERROR, 429: ERROR},
     )
     def get(self, request: Request) -> Response:  # pragma: no cover - docs only
+        """The caller's NDJSON stream.
+
+        One JSON object per line: `game_start`, `your_turn` (with the seat's view),
+        `game_finish`, `tournament_round`; an empty line when nothing was sent for 5 s. On
+        connect, first a `your_turn` for every game waiting on the caller; a line may come
+        twice.
+        """
         raise NotImplementedError
 
 

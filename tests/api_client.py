@@ -10,6 +10,8 @@ from typing import Any
 
 import httpx
 
+from tests.schema_check import check_response
+
 CARD = re.compile(r"^[2-9TJQKA][CDHS]$")
 
 
@@ -61,7 +63,11 @@ class Client:
     def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         headers = self.headers(kwargs.pop("headers", None))
         response = self.http.request(method, "/api/v1" + path, headers=headers, **kwargs)
-        if response.headers.get("content-type", "").startswith("application/json"):
+        content_type = response.headers.get("content-type", "")
+        check_response(
+            method, response.url.path, response.status_code, content_type, response.content
+        )
+        if content_type.startswith("application/json"):
             self.received.append(response.json())
         return response
 

@@ -58,6 +58,10 @@ class TournamentsView(APIView):
         responses={200: paginated(TournamentSerializer), 400: ERROR},
     )
     def get(self, request: Request) -> Response:
+        """The tournaments.
+
+        Newest first, paginated; `status` filters by `registering`, `running` or `finished`.
+        """
         status = request.query_params.get("status")
         if status not in (None, *STATUSES):
             raise Invalid("invalid", "status must be registering, running or finished.")
@@ -69,6 +73,10 @@ class TournamentsView(APIView):
         responses={201: TournamentDetailSerializer, 400: ERROR, 401: ERROR, 403: ERROR},
     )
     def post(self, request: Request) -> Response:
+        """Create a tournament.
+
+        The caller organises it → 201 its detail (docs/tournaments.md has every setting).
+        """
         data = valid(TournamentSettingsSerializer, request.data)
         tournament = services.create_tournament(caller(request), data)
         return _detail(tournament.pk, 201)
@@ -83,6 +91,11 @@ class TournamentView(APIView):
         responses={200: TournamentDetailSerializer, 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
+        """A tournament.
+
+        Its settings, `organisers`, `players`, `forbidden_pairs`, `rounds` with their tables and
+        games, `standings` and `audit`.
+        """
         return _detail(tournament_id)
 
     @extend_schema(
@@ -91,6 +104,10 @@ class TournamentView(APIView):
         responses={200: TournamentDetailSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
     )
     def patch(self, request: Request, tournament_id: int) -> Response:
+        """Change a tournament's settings.
+
+        An organiser, before the start → 200 its detail.
+        """
         serializer = TournamentSettingsSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         services.update_tournament(caller(request), tournament_id, serializer.validated_data)
@@ -106,6 +123,10 @@ class RegisterView(APIView):
         responses={201: EntrantSerializer, 404: ERROR, 409: ERROR},
     )
     def post(self, request: Request, tournament_id: int) -> Response:
+        """Enter a tournament.
+
+        The caller enters before the start → 201 the entrant.
+        """
         entrant = services.register(caller(request), tournament_id)
         return Response(selectors.entrant_data(entrant), status=201)
 
@@ -119,6 +140,10 @@ class WithdrawView(APIView):
         responses={204: NO_CONTENT, 404: ERROR, 409: ERROR},
     )
     def post(self, request: Request, tournament_id: int) -> Response:
+        """Leave a tournament.
+
+        The caller leaves before the start → 204.
+        """
         services.withdraw(caller(request), tournament_id)
         return Response(status=204)
 
@@ -132,6 +157,7 @@ class EntrantsView(APIView):
         responses={200: EntrantSerializer(many=True), 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
+        """A tournament's entrants."""
         return Response(selectors.entrants_data(selectors.tournament(tournament_id)))
 
     @extend_schema(
@@ -140,6 +166,10 @@ class EntrantsView(APIView):
         responses={201: EntrantSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
     )
     def post(self, request: Request, tournament_id: int) -> Response:
+        """Enter someone in a tournament.
+
+        An organiser enters a person, a bot account or a house bot (`player`) → 201 the entrant.
+        """
         data = valid(UsernameSerializer, request.data)
         entrant = services.add_entrant(caller(request), tournament_id, data["player"])
         return Response(selectors.entrant_data(entrant), status=201)
@@ -153,6 +183,10 @@ class EntrantView(APIView):
         responses={204: NO_CONTENT, 403: ERROR, 404: ERROR, 409: ERROR},
     )
     def delete(self, request: Request, tournament_id: int, name: str) -> Response:
+        """Remove an entrant.
+
+        An organiser, before the start → 204.
+        """
         services.remove_entrant(caller(request), tournament_id, name)
         return Response(status=204)
 
@@ -166,6 +200,10 @@ class StartView(APIView):
         responses={200: TournamentDetailSerializer, 403: ERROR, 404: ERROR, 409: ERROR},
     )
     def post(self, request: Request, tournament_id: int) -> Response:
+        """Start a tournament.
+
+        An organiser seats round 1 and starts its games → 200 its detail.
+        """
         services.start(caller(request), tournament_id)
         return _detail(tournament_id)
 
@@ -177,6 +215,10 @@ class StandingsView(APIView):
         responses={200: StandingSerializer(many=True), 400: ERROR, 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
+        """A tournament's standings.
+
+        Overall, or after round `round`: `{rank, username, points, tiebreaks..., games}`.
+        """
         tournament = selectors.tournament(tournament_id)
         raw = request.query_params.get("round")
         up_to = None
@@ -193,6 +235,10 @@ class RoundView(APIView):
         responses={200: RoundDetailSerializer, 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int, number: int) -> Response:
+        """A round of a tournament.
+
+        Its tables with their games, and the standings after it once it is finished.
+        """
         return Response(selectors.round_detail(tournament_id, number))
 
 
@@ -202,6 +248,7 @@ class RoundTableView(APIView):
         responses={200: TableDetailSerializer, 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int, number: int, table: int) -> Response:
+        """One table of a round."""
         return Response(selectors.table_detail(tournament_id, number, table))
 
 
@@ -210,11 +257,15 @@ class AdjudicateView(APIView):
 
     @extend_schema(
         operation_id="tournaments_table_adjudicate",
-        description="End a stuck game of an overdue round by its current scores (not rated).",
         request=None,
         responses={200: TableDetailSerializer, 403: ERROR, 404: ERROR, 409: ERROR},
     )
     def post(self, request: Request, tournament_id: int, number: int, table: int) -> Response:
+        """Adjudicate a stuck game.
+
+        An organiser ends a game of an overdue round by its current scores (not rated) → 200 the
+        table.
+        """
         services.adjudicate(caller(request), tournament_id, number, table)
         return Response(selectors.table_detail(tournament_id, number, table))
 
@@ -228,6 +279,7 @@ class ForbiddenPairsView(APIView):
         responses={200: ForbiddenPairSerializer(many=True), 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
+        """The pairs of players kept apart."""
         return Response(selectors.forbidden_pairs_data(selectors.tournament(tournament_id)))
 
     @extend_schema(
@@ -236,6 +288,10 @@ class ForbiddenPairsView(APIView):
         responses={201: ForbiddenPairSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
     )
     def post(self, request: Request, tournament_id: int) -> Response:
+        """Keep two players apart.
+
+        An organiser, before the start: `players: [a, b]` never share a table → 201 the pair.
+        """
         first, second = valid(ForbiddenPairInputSerializer, request.data)["players"]
         found = services.add_forbidden_pair(caller(request), tournament_id, first, second)
         return Response(
@@ -252,6 +308,10 @@ class ForbiddenPairView(APIView):
         responses={204: NO_CONTENT, 403: ERROR, 404: ERROR},
     )
     def delete(self, request: Request, tournament_id: int, pair_id: int) -> Response:
+        """Let two players meet again.
+
+        An organiser, before the start → 204.
+        """
         services.remove_forbidden_pair(caller(request), tournament_id, pair_id)
         return Response(status=204)
 
@@ -265,6 +325,7 @@ class OrganisersView(APIView):
         responses={200: OrganisersSerializer, 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
+        """A tournament's organisers."""
         found = selectors.tournament(tournament_id)
         return Response({"organisers": selectors.organisers_data(found)})
 
@@ -274,6 +335,10 @@ class OrganisersView(APIView):
         responses={201: OrganisersSerializer, 403: ERROR, 404: ERROR, 409: ERROR},
     )
     def post(self, request: Request, tournament_id: int) -> Response:
+        """Add a co-organiser.
+
+        An organiser adds `username` → 201.
+        """
         username = valid(OrganiserSerializer, request.data)["username"]
         services.add_co_organiser(caller(request), tournament_id, username)
         found = selectors.tournament(tournament_id)
@@ -288,6 +353,10 @@ class OrganiserView(APIView):
         responses={204: NO_CONTENT, 403: ERROR, 404: ERROR},
     )
     def delete(self, request: Request, tournament_id: int, username: str) -> Response:
+        """Remove a co-organiser.
+
+        An organiser → 204.
+        """
         services.remove_co_organiser(caller(request), tournament_id, username)
         return Response(status=204)
 
@@ -298,4 +367,8 @@ class AuditView(APIView):
         responses={200: AuditEntrySerializer(many=True), 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
+        """A tournament's audit log.
+
+        Who changed what, when.
+        """
         return Response(selectors.audit_data(selectors.tournament(tournament_id)))

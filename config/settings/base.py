@@ -295,7 +295,7 @@ API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=16 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES, 2_621_440)
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "api.schema.ProjectAutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["api.rendering.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["api.rendering.JSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.auth.TokenAuthentication"],
