@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/api_load.py [--clients 66] [--seconds 20] [--rounds 3]
                                             [--workers 2] [--hands N]
                                             [--poll-games] [--think-ms 1000,500]
-                                            [--move-seconds 60]
+                                            [--move-seconds 60] [--code DIR]
 
 It creates a fresh PostgreSQL database (``sergeant_bench``) and uses Redis db 12, starts
 uvicorn (ASGI) on loopback, then measures in one run:
@@ -47,6 +47,9 @@ the time in Django, thread hand-offs included; the rest went to uvicorn's event 
 network and the load generator, which shares the 2 cores with the server. How late the load
 generator's own event loop was during the paced runs is printed too.
 
+``--code DIR`` serves another checkout (say ``git worktree add /tmp/old <commit>``) with
+this checkout's packages: alternate runs of the two to compare versions on one machine.
+
 Needs PostgreSQL and Redis on 127.0.0.1 (``make test`` with CI=true starts them).
 """
 
@@ -68,6 +71,7 @@ import urllib.request
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -78,9 +82,14 @@ DB_NAME = "sergeant_bench"
 REDIS_URL = "redis://127.0.0.1:6379/12"
 
 
-def start_server(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[bytes]:
+def start_server(
+    env: dict[str, str], port: int, workers: int, code: Path = ROOT
+) -> subprocess.Popen[bytes]:
+    """uvicorn serving the checkout at ``code`` (this one by default), with this checkout's
+    virtual environment: another checkout's code is measured on the same packages."""
+    env = {**env, "PYTHONPATH": str(code)}
     subprocess.run(
-        [str(BIN / "python"), "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True
+        [str(BIN / "python"), "manage.py", "migrate", "-v0"], cwd=code, env=env, check=True
     )
     import redis
 
@@ -102,7 +111,7 @@ def start_server(env: dict[str, str], port: int, workers: int) -> subprocess.Pop
             "--timeout-graceful-shutdown",
             "3",
         ],
-        cwd=ROOT,
+        cwd=code,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -639,6 +648,12 @@ def main() -> None:
     parser.add_argument(
         "--hands", type=int, default=None, help="hands a game (default: full games)"
     )
+    parser.add_argument(
+        "--code",
+        type=Path,
+        default=ROOT,
+        help="serve another checkout of the platform (to compare versions, run by run)",
+    )
     args = parser.parse_args()
 
     port = free_port()
@@ -651,7 +666,7 @@ def main() -> None:
         "RATE_LIMIT_PER_MINUTE": "1000000",
         "LOG_LEVEL": "WARNING",
     }
-    server = start_server(env, port, args.workers)
+    server = start_server(env, port, args.workers, args.code.resolve())
     started, cpu_before = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF)
     try:
         result = asyncio.run(run(args, f"http://127.0.0.1:{port}", server.pid))
@@ -667,6 +682,7 @@ def main() -> None:
     client_cpu = (cpu_after.ru_utime + cpu_after.ru_stime) - (
         cpu_before.ru_utime + cpu_before.ru_stime
     )
+    print(f"code: {args.code.resolve()}")
     print(
         f"server: uvicorn --workers {args.workers}, PostgreSQL, Redis; {args.clients} clients; "
         f"tables {'poll their games' if args.poll_games else 'learn the end from the streams'}"
