@@ -30,6 +30,7 @@ from typing import Any, Final, overload
 
 from .actions import (
     CALLS,
+    PLAY_CODES,
     PLAYS,
     Action,
     Bid,
@@ -40,6 +41,7 @@ from .actions import (
     Play,
     Swap,
     Trump,
+    action_from_code,
     action_type,
 )
 from .cards import CARDS, SUIT_MASKS, Card, card_list, cards_to_str, high_cards, indices, name
@@ -627,7 +629,7 @@ class Game:
         trick.append(idx)
         self._played.append(idx)
         card = _NAMES[idx]
-        self._log.append(f"{seat}p{card}")
+        self._log.append(f"{seat}{PLAY_CODES[idx]}")
         events = [Event("play", {"seat": seat, "card": card})]
         if len(trick) == n:
             leader = self._leader
@@ -688,7 +690,7 @@ class Game:
         self._plan.remove(batch)
         record = [seat, to, mask, 0]
         self._batches.append(record)
-        self._log.append(f"{seat}g{to}" + "".join(cards_to_str(mask)))
+        self._log.append(f"{seat}{Give(to, tuple(card_list(mask))).code()}")
         events = [
             Event("give", {"from": seat, "to": to, "count": batch[2]}),
             Event(
@@ -714,7 +716,7 @@ class Game:
         self._trump_suit = "CDHS".index(suit) if len(suit) == 1 else -1
         if self._rules.calls:
             self._calls_used[seat].append(suit)
-        self._log.append(f"{seat}t{suit}")
+        self._log.append(f"{seat}{Trump(suit).code()}")
         events = [Event("trump", {"seat": seat, "suit": suit})]
         self._next_step(events)
         return events
@@ -725,7 +727,7 @@ class Game:
         self._discards = mask
         if self._rules.discard_trick:
             self._tricks[seat] += 1
-        self._log.append(f"{seat}d" + "".join(cards_to_str(mask)))
+        self._log.append(f"{seat}{Discard(tuple(card_list(mask))).code()}")
         events = [
             Event("discard", {"seat": seat, "count": mask.bit_count()}),
             Event("discard_cards", {"seat": seat, "cards": cards_to_str(mask)}, frozenset((seat,))),
@@ -742,7 +744,7 @@ class Game:
         self._swapped = idx
         self._swapper = seat
         self._kitty = 0
-        self._log.append(f"{seat}s{_NAMES[idx]}")
+        self._log.append(f"{seat}{Swap(CARDS[idx]).code()}")
         events = [
             Event("swap", {"seat": seat, "taken": _NAMES[taken]}),
             Event("swap_card", {"seat": seat, "card": _NAMES[idx]}, frozenset((seat,))),
@@ -751,7 +753,7 @@ class Game:
         return events
 
     def _do_no_swap(self, seat: int, data: Mapping[str, Any]) -> list[Event]:
-        self._log.append(f"{seat}n")
+        self._log.append(f"{seat}{NoSwap().code()}")
         events = [Event("no_swap", {"seat": seat})]
         self._next_step(events)
         return events
@@ -763,7 +765,7 @@ class Game:
             raise _illegal("invalid_bid", f"a bid must be an integer {low}..16, not {tricks!r}")
         self._bids.append([seat, tricks])
         self._high = [seat, tricks]
-        self._log.append(f"{seat}b{tricks}")
+        self._log.append(f"{seat}{Bid(tricks).code()}")
         events = [Event("bid", {"seat": seat, "tricks": tricks})]
         self._after_bid(seat, events)
         return events
@@ -771,7 +773,7 @@ class Game:
     def _do_pass(self, seat: int, data: Mapping[str, Any]) -> list[Event]:
         self._bids.append([seat, 0])
         self._passed[seat] = True
-        self._log.append(f"{seat}x")
+        self._log.append(f"{seat}{Pass().code()}")
         events = [Event("pass", {"seat": seat})]
         self._after_bid(seat, events)
         return events
@@ -1258,7 +1260,10 @@ class Game:
             "seed": self._seed,
             "first_dealer": self._first_dealer,
             "deals": [Deal(tuple(d[:-1]), d[-1]).to_dict() for d in self._deal_log],
-            "actions": [_decode_action(a) for a in self._log],
+            "actions": [
+                {"seat": int(entry[0]), **action_from_code(entry[1:]).to_dict()}
+                for entry in self._log
+            ],
             "hands": self.history,
             "scores": list(self._scores),
             "game_over": self._over,
@@ -1485,31 +1490,3 @@ class Game:
             f"<Game {self._rules.preset} hand {self.hand_number} phase {self.phase} "
             f"to_act {self.to_act()} scores {self._scores}>"
         )
-
-
-def _decode_action(text: str) -> dict[str, Any]:
-    seat = int(text[0])
-    code = text[1]
-    rest = text[2:]
-    cards = [rest[i : i + 2] for i in range(0, len(rest), 2)]
-    if code == "p":
-        return {"seat": seat, "type": "play", "card": rest}
-    if code == "t":
-        return {"seat": seat, "type": "trump", "suit": rest}
-    if code == "d":
-        return {"seat": seat, "type": "discard", "cards": cards}
-    if code == "g":
-        rest2 = rest[1:]
-        return {
-            "seat": seat,
-            "type": "give",
-            "to": int(rest[0]),
-            "cards": [rest2[i : i + 2] for i in range(0, len(rest2), 2)],
-        }
-    if code == "b":
-        return {"seat": seat, "type": "bid", "tricks": int(rest)}
-    if code == "x":
-        return {"seat": seat, "type": "pass"}
-    if code == "s":
-        return {"seat": seat, "type": "swap", "card": rest}
-    return {"seat": seat, "type": "no_swap"}
