@@ -12,12 +12,12 @@ import pytest
 
 from bots.strategies import strong
 from bots.strategies.heuristic import choose_heuristic
+from bots.strategies.inference import Determinizer
 from bots.strategies.knowledge import SUIT_OF_CALL, card_index, mask_of
 from bots.strategies.random_bot import choose_random
 from bots.strategies.search import heuristic_playout, misses
 from bots.strategies.strong import fitted_deal, known_out, plays_seen
 from games.engine import Game, Rules
-from games.engine.kernel import Determinizer
 
 
 def _play_views(seeds: int, random_seat: int = -1) -> Iterator[tuple[Game, dict[str, Any]]]:

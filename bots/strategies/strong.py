@@ -1,7 +1,7 @@
 """``house:strong``: determinized search (perfect-information Monte Carlo) over the engine.
 
 **Card play.** Until the time budget runs out it deals the cards it cannot see at random
-within everything its view tells (:class:`games.engine.kernel.Determinizer`: hand sizes,
+within everything its view tells (:class:`.inference.Determinizer`: hand sizes,
 voids shown, exchanged and returned cards, disclosed kitty cards, the swap), and on each
 such deal scores every legal card by the tricks it ends the hand with: a playout after the
 card in which every seat plays ``house:heuristic``'s card play from what that seat would
@@ -56,6 +56,7 @@ from bots.strategies.heuristic import (
     estimate_tricks,
     least_useful,
 )
+from bots.strategies.inference import Determinizer, known_voids
 from bots.strategies.knowledge import SUIT_OF_CALL, card_index, mask_of, names, part
 from bots.strategies.search import (
     exact_tricks,
@@ -65,7 +66,6 @@ from bots.strategies.search import (
     surprise,
 )
 from games.engine import Rules
-from games.engine.kernel import Determinizer, known_voids
 
 #: Exact search once at most this many cards are left in all hands together.
 ENDGAME_CARDS = 12
