@@ -121,7 +121,7 @@ def test_it_plays_a_seat_left_out_of_the_model_at_random_in_its_playouts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A seat playing unlike house:heuristic is not only left out of the inference: the
-    # playouts stop predicting it as the heuristic too (WILD_UNMODELLED).
+    # playouts stop predicting it as the heuristic too.
     calls: list[int] = []
 
     def spy(*args: Any, **kwargs: Any) -> list[int]:
