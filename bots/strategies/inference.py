@@ -32,21 +32,13 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from games.engine.cards import FULL_DECK, Card, card_list
+from games.engine.cards import FULL_DECK, Card, card_list, index_of
 from games.engine.rules import Rules
 
 __all__ = ["Determinizer", "known_voids", "random_hands"]
 
 _SUIT_INDEX: Final = {"C": 0, "D": 1, "H": 2, "S": 3}
 _TWO_D: Final = 13  # index of 2D
-
-
-def _card_index(card: Card | str | int) -> int:
-    if isinstance(card, Card):
-        return card.index
-    if isinstance(card, str):
-        return Card.parse(card).index
-    return int(card)
 
 
 def known_voids(view: Mapping[str, Any]) -> list[int]:
@@ -190,7 +182,7 @@ class Determinizer:
     def places(self, card: Card | str | int) -> set[int | None]:
         """Where an unseen card may be: seats, and ``None`` for out of play (empty for a
         card the viewer has seen)."""
-        c = _card_index(card)
+        c = index_of(card)
         for seat, cards in enumerate(self._fixed):
             if c in cards:
                 return {seat}

@@ -29,7 +29,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from .cards import CARDS, Card
+from .cards import CARDS, Card, index_of
 
 __all__ = ["PlayoutState"]
 
@@ -39,14 +39,6 @@ _BITS: Final[tuple[tuple[int, ...], ...]] = tuple(
 )
 _COUNT: Final[tuple[int, ...]] = tuple(len(b) for b in _BITS)
 _SUIT_INDEX: Final = {"C": 0, "D": 1, "H": 2, "S": 3}
-
-
-def _card_index(card: Card | str | int) -> int:
-    if isinstance(card, Card):
-        return card.index
-    if isinstance(card, str):
-        return Card.parse(card).index
-    return int(card)
 
 
 class PlayoutState:
@@ -78,7 +70,7 @@ class PlayoutState:
     def _split(cards: Iterable[Card | str | int]) -> list[int]:
         suits = [0, 0, 0, 0]
         for card in cards:
-            idx = _card_index(card)
+            idx = index_of(card)
             suits[idx // 13] |= 1 << (idx % 13)
         return suits
 
@@ -164,7 +156,7 @@ class PlayoutState:
 
     def play(self, card: Card | str | int) -> None:
         """Play a card for the seat to move (no validation beyond holding the card)."""
-        idx = _card_index(card)
+        idx = index_of(card)
         seat = self.to_move()
         suit, bit = idx // 13, 1 << (idx % 13)
         if not self.hands[seat][suit] & bit:
