@@ -114,9 +114,15 @@ class GameCore:
     """The state of a game and its plain queries (see the module doc)."""
 
     def __init__(
-        self, rules: Rules, *, seed: int | str | None, deals: Sequence[Deal | None] | None
+        self,
+        rules: Rules,
+        *,
+        seed: int | str | None,
+        deals: Sequence[Deal | None] | None,
+        hand: HandState | None = None,
     ) -> None:
-        """Use :meth:`Game.new`, :meth:`Game.from_deals` or :meth:`Game.from_json` instead."""
+        """Use :meth:`Game.new`, :meth:`Game.from_deals` or :meth:`Game.from_json` instead.
+        (``hand``: the hand in progress of a loaded game; else none is dealt yet.)"""
         self._rules = rules
         self._n = rules.players
         self._seed = seed
@@ -147,7 +153,7 @@ class GameCore:
         self._end_reason: str | None = None
         # Events of the start (first deal), kept for opening_events(); not serialised.
         self._opening: list[Event] = []
-        self._hand = HandState.new(self._n)
+        self._hand = HandState.new(self._n) if hand is None else hand
 
     # ------------------------------------------------------------------ simple queries
     @property

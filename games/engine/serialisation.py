@@ -154,25 +154,33 @@ class Serialisation(GameCore):
             dn = int(state["dn"])
             dealt: list[Deal | None] = [None] * absent[0]
             dealt += [Deal(tuple(d[:-1]), d[-1]) for d in deal_log]
-            game = cls(
-                rules,
-                seed=state["seed"],
-                deals=None
-                if deals is None
-                else dealt + [Deal(tuple(d[:-1]), d[-1]) for d in deals],
-            )
+            seed = state["seed"]
+            if deals is not None:
+                dealt += [Deal(tuple(d[:-1]), d[-1]) for d in deals]
+            first = state["fd"]
+            dealer = state["dealer"]
+            scores = list(state["scores"])
+            history = history if owned else json.loads(json.dumps(history))
+            deal_log = [list(d) for d in deal_log]
+            calls = [list(c) for c in state["calls"]]
+            prev = None if state["prev"] is None else list(state["prev"])
+            over, stopped, win_seat, end_reason = state["end"]
+            hand = HandState.from_state(state)
+            game = cls(rules, seed=seed, deals=None if deals is None else dealt, hand=hand)
             game._absent, game._detached = absent, detached
-            game._first_dealer = state["fd"]
+            game._first_dealer = first
             game._deal_number = dn
-            game._dealer = state["dealer"]
-            game._scores = list(state["scores"])
-            game._history = history if owned else json.loads(json.dumps(history))
-            game._deal_log = [list(d) for d in deal_log]
+            game._dealer = dealer
+            game._scores = scores
+            game._history = history
+            game._deal_log = deal_log
             game._log = actions
-            game._calls_used = [list(c) for c in state["calls"]]
-            game._prev_diffs = None if state["prev"] is None else list(state["prev"])
-            game._over, game._stopped, game._win_seat, game._end_reason = state["end"]
-            hand = game._hand = HandState.from_state(state)
+            game._calls_used = calls
+            game._prev_diffs = prev
+            game._over = over
+            game._stopped = stopped
+            game._win_seat = win_seat
+            game._end_reason = end_reason
             if hand.step not in PHASE_OF_STEP or len(hand.cards) != game._n:
                 raise StateError("inconsistent state")
         except StateError:
