@@ -1,10 +1,10 @@
 """Applying actions: :class:`Transitions`, a part of :class:`~games.engine.Game`.
 
-The typed action is the one way in: :meth:`~Transitions.apply` dispatches on its class,
-checks it against the state and makes its change; :meth:`~Transitions.apply_dict` parses a
-JSON action into a typed one, raising REPLAY.md's errors in their order of precedence --
-``unknown_action``, then ``not_your_turn``, then ``wrong_phase``, then the type's own
-checks -- and hands it to :meth:`~Transitions.apply`. Either raises
+The typed action is the one way in: :meth:`~Transitions.apply` checks the seat and the
+phase, then dispatches on the action's class to its checks and its change;
+:meth:`~Transitions.apply_dict` parses a JSON action into a typed one, raising REPLAY.md's
+errors in their order of precedence -- ``unknown_action``, then ``not_your_turn``, then
+``wrong_phase``, then the type's own checks -- and makes it by the same dispatch. Either raises
 :class:`~games.engine.errors.IllegalAction` (with ``.code``) and changes nothing, or returns
 the events of the action and of every automatic step after it (:mod:`.steps`).
 
@@ -104,10 +104,11 @@ class Transitions(HandSteps, LegalActions):
         return seat
 
     def _parse(self, seat: int, kind: str, data: Mapping[str, Any]) -> Action:
-        """The typed action of a JSON one whose seat and phase are right, raising the
-        errors of the type's checks that only the JSON form can fail (a card that is no
-        card, an argument of the wrong type), in the order the typed checks would raise
-        theirs -- so a card list is checked whole here."""
+        """The typed action of a JSON one whose seat and phase are right. Raises what only
+        the JSON form can be refused for (a card that is no card, an argument of the wrong
+        type) in the order of the type's own checks: a list of cards is checked whole here
+        (count, duplicates, then each card: no card, or not held), so that its first fault
+        is the one reported, as for the typed action."""
         if kind == "play":
             return PLAYS[Card.parse(data.get("card")).index]
         if kind == "trump":
