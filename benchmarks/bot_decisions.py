@@ -11,7 +11,11 @@ times on the same views:
 3. ``house:strong`` per card-play decision with more than one legal card, at the given
    budget (default ``DEFAULT_BUDGET_SECONDS`` = 0.3 s): p50 / p95 / max (target p95 <=
    500 ms), and its trump and discard decisions as dealer (also searched within the
-   budget).
+   budget). With ``--deals N`` it searches exactly N deals per decision instead
+   (``strong.MAX_DEALS``; the budget is then no limit), so its times measure its speed.
+
+The code measured is this checkout's, or the one named by ``BENCH_CODE`` (a directory), e.g.
+``BENCH_CODE=/work/baseline`` for a side-by-side run against the code before a change.
 """
 
 from __future__ import annotations
@@ -26,9 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, os.environ.get("BENCH_CODE") or str(Path(__file__).resolve().parents[1]))
 
 from bots.strategies import DEFAULT_BUDGET_SECONDS, choose_action
+from bots.strategies import strong as strong_bot
 from games.engine import Game, Rules
 from games.engine.kernel import PlayoutState
 
@@ -87,9 +92,13 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET_SECONDS)
     parser.add_argument("--strong-decisions", type=int, default=60)
     parser.add_argument("--games", type=int, default=4)
+    parser.add_argument("--deals", type=int, help="house:strong searches exactly this many deals")
     args = parser.parse_args()
+    if args.deals:
+        strong_bot.MAX_DEALS = args.deals
 
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()}")
+    print(f"code: {Path(strong_bot.__file__).resolve().parents[2]}")
     views = collect_views(args.games)
     plays = [v for v in views if v["phase"] == "play" and len(v["legal_actions"]) > 1]
     print(f"{len(views)} decisions from {args.games} classic games of 2 hands")
@@ -113,7 +122,8 @@ def main() -> None:
 
     step = max(1, len(plays) // args.strong_decisions)
     sample = plays[::step][: args.strong_decisions]
-    print(f"\nhouse:strong, budget {args.budget} s, {len(sample)} card-play decisions")
+    limit = f"{args.deals} deals" if args.deals else f"budget {args.budget} s"
+    print(f"\nhouse:strong, {limit}, {len(sample)} card-play decisions")
     strong = time_each(sample, lambda v: choose_action("house:strong", v, rng, args.budget))
     print("  card play        ", percentiles(strong))
     trumps = [v for v in views if v["phase"] == "trump"]

@@ -12,12 +12,12 @@ import pytest
 
 from bots.strategies import strong
 from bots.strategies.heuristic import choose_heuristic
+from bots.strategies.inference import Determinizer
 from bots.strategies.knowledge import SUIT_OF_CALL, card_index, mask_of
 from bots.strategies.random_bot import choose_random
 from bots.strategies.search import heuristic_playout, misses
 from bots.strategies.strong import fitted_deal, known_out, plays_seen
 from games.engine import Game, Rules
-from games.engine.kernel import Determinizer
 
 
 def _play_views(seeds: int, random_seat: int = -1) -> Iterator[tuple[Game, dict[str, Any]]]:
@@ -121,7 +121,7 @@ def test_it_plays_a_seat_left_out_of_the_model_at_random_in_its_playouts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A seat playing unlike house:heuristic is not only left out of the inference: the
-    # playouts stop predicting it as the heuristic too (WILD_UNMODELLED).
+    # playouts stop predicting it as the heuristic too.
     calls: list[int] = []
 
     def spy(*args: Any, **kwargs: Any) -> list[int]:

@@ -8,6 +8,9 @@ than a human in its seat.
 - ``heuristic`` (:mod:`.heuristic`): rules of thumb for every phase, well under 5 ms a move;
 - ``strong`` (:mod:`.strong`): determinized search over the engine's playout kernel within
   the time budget, for card play; the heuristic elsewhere.
+
+Shared by them: :mod:`.knowledge` (a view as card masks) and :mod:`.inference` (random deals
+of the unseen cards within what a view tells, for the searching strategies).
 """
 
 from __future__ import annotations

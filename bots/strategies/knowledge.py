@@ -10,9 +10,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bots.strategies.inference import known_voids
 from games.engine import Rules
 from games.engine.cards import Card, indices
-from games.engine.kernel import known_voids
 
 SUIT_OF_CALL = {"C": 0, "D": 1, "H": 2, "S": 3}
 

@@ -1,5 +1,6 @@
-"""Perfect-information trick play for ``house:strong``: fast greedy playouts and an exact
-search of the last tricks, on one determinization (every hand known).
+"""Perfect-information trick play for ``house:strong``, on one determinization (every hand
+known): playouts with every seat playing ``house:heuristic``'s cards, an exact search of the
+last tricks, and how well the deal explains the play seen (:func:`misses`).
 
 Positions use :class:`games.engine.kernel.PlayoutState`'s layout: ``hands[seat][suit]`` is
 a 13-bit rank mask, ``trick`` the card indices (``suit * 13 + rank``) of the trick in
@@ -13,142 +14,6 @@ from collections.abc import Sequence
 
 from games.engine.cards import indices
 from games.engine.game import trick_winner
-
-_LOW: tuple[int, ...] = tuple((m & -m).bit_length() - 1 for m in range(1 << 13))
-_TOP: tuple[int, ...] = tuple(m.bit_length() - 1 for m in range(1 << 13))
-
-
-def greedy_playout(
-    hands: Sequence[Sequence[int]],
-    trump: int,
-    leader: int,
-    trick: Sequence[int],
-    tricks: Sequence[int],
-    rng: random.Random,
-    misere: bool = False,
-) -> list[int]:
-    """Play the hand out with every seat following simple greedy rules (seeing all hands)
-    and return the final tricks per seat. Nothing passed in is changed.
-
-    Normal play: lead a sure winner if any (the top card of a suit nobody can beat or
-    ruff), else the lowest card of a random suit (side suits first); follow by winning as
-    cheaply as still stands against the players after, else play low; void: ruff as low as
-    wins, else throw the lowest side card. Misère (``misere``, no trump): lead low, duck
-    under the winning card with the highest card that stays under it, else shed high.
-    """
-    rand = rng.random
-    low, top = _LOW, _TOP
-    n = len(hands)
-    hs_all = [list(h) for h in hands]
-    won = list(tricks)
-    cards = list(trick)
-    left = sum(m.bit_count() for m in hs_all[(leader + len(cards)) % n])
-    if not cards and left == 0:
-        return won
-    # State of the trick in progress.
-    led = win_s = win_r = -1
-    winner = leader
-    for i, c in enumerate(cards):
-        s, r = divmod(c, 13)
-        if i == 0:
-            led, win_s, win_r, winner = s, s, r, leader
-        elif (s == win_s and r > win_r) or (s == trump and win_s != trump):
-            win_s, win_r, winner = s, r, (leader + i) % n
-    played = len(cards)
-    while True:
-        if played == n:
-            won[winner] += 1
-            leader = winner
-            played = 0
-            if not any(hs_all[leader]):
-                return won
-        p = (leader + played) % n
-        hs = hs_all[p]
-        if played == 0:
-            s, r = _lead(hs_all, p, trump, misere, rand)
-            led, win_s, win_r, winner = s, s, r, p
-        else:
-            m = hs[led]
-            last = played == n - 1
-            if m:
-                s = led
-                if misere:
-                    under = m & ((1 << win_r) - 1) if win_s == led else 0
-                    if under:
-                        r = top[under]
-                    elif last:
-                        r = top[m]
-                    else:
-                        r = low[m]
-                elif win_s != led or top[m] < win_r:
-                    r = low[m]
-                elif last:
-                    r = low[m & ~((1 << (win_r + 1)) - 1)]
-                else:
-                    # The highest card the players still to come may follow with.
-                    need = win_r
-                    ruffed = False
-                    for k in range(played + 1, n):
-                        q = hs_all[(leader + k) % n]
-                        if q[led]:
-                            need = max(need, top[q[led]])
-                        elif trump >= 0 and q[trump]:
-                            ruffed = True
-                    above = m & ~((1 << (need + 1)) - 1) if need < 12 else 0
-                    r = low[above] if above and not ruffed else low[m]
-            elif (
-                trump >= 0
-                and hs[trump]
-                and not misere
-                and (win_s != trump or top[hs[trump]] > win_r)
-            ):
-                s = trump
-                t = hs[trump]
-                r = low[t] if win_s != trump else low[t & ~((1 << (win_r + 1)) - 1)]
-            elif misere:
-                s = max((x for x in range(4) if hs[x]), key=lambda x: top[hs[x]])
-                r = top[hs[s]]
-            else:
-                s, r = -1, 99
-                for x in range(4):
-                    if hs[x] and x != trump and low[hs[x]] < r:
-                        s, r = x, low[hs[x]]
-                if s < 0:
-                    s = trump
-                    r = low[hs[s]]
-            if (s == win_s and r > win_r) or (s == trump and win_s != trump):
-                win_s, win_r, winner = s, r, p
-        hs[s] ^= 1 << r
-        played += 1
-
-
-def _lead(
-    hands: list[list[int]], p: int, trump: int, misere: bool, rand: object
-) -> tuple[int, int]:
-    hs = hands[p]
-    suits = [s for s in range(4) if hs[s]]
-    assert callable(rand)
-    if misere:
-        s = suits[int(rand() * len(suits))]
-        return s, _LOW[hs[s]]
-    n = len(hands)
-    for s in suits:
-        mine = _TOP[hs[s]]
-        sure = True
-        for k in range(1, n):
-            q = hands[(p + k) % n]
-            if q[s]:
-                if _TOP[q[s]] > mine:
-                    sure = False
-                    break
-            elif trump >= 0 and s != trump and q[trump]:
-                sure = False
-                break
-        if sure:
-            return s, mine
-    sides = [s for s in suits if s != trump] or suits
-    s = sides[int(rand() * len(sides))]
-    return s, _LOW[hs[s]]
 
 
 def exact_tricks(
@@ -284,25 +149,6 @@ def heuristic_playout(
         cards.append(card)
 
 
-def surprise(
-    hands: Sequence[int],
-    trump: int,
-    misere: bool,
-    plays: Sequence[tuple[int, int]],
-    leaders: Sequence[int],
-    out: int,
-    me: int,
-    limit: int = 1 << 30,
-    known: Sequence[int] | None = None,
-) -> int:
-    """How many of the other seats' plays so far in this hand ``house:heuristic`` would not
-    have made had the seats held ``hands`` (card masks now) -- a measure of how well a
-    determinization fits the play seen. ``plays`` are ``(seat, card)`` in order, ``leaders``
-    the leader of each trick. Counting stops above ``limit``. ``out``: the cards out of
-    play, of which ``known[seat]`` are known to that seat (the dealer's discards)."""
-    return misses(hands, trump, misere, plays, leaders, out, me, limit, known)[0]
-
-
 def misses(
     hands: Sequence[int],
     trump: int,
@@ -315,10 +161,15 @@ def misses(
     known: Sequence[int] | None = None,
     unmodelled: int = 0,
 ) -> tuple[int, tuple[int, int, int] | None]:
-    """:func:`surprise`, and the first miss as ``(number, seat, card)``: the play's number
+    """How many of the other seats' plays so far in this hand ``house:heuristic`` would not
+    have made had the seats held ``hands`` (card masks now) -- how well a determinization
+    fits the play seen -- and the first miss as ``(number, seat, card)``: the play's number
     in ``plays`` and the card ``house:heuristic`` would have played there instead (None
-    when every play fits) -- what a repair of the deal has to move out of that seat's
-    hand. The plays of the seats in the mask ``unmodelled`` are not checked."""
+    when every play fits), what a repair of the deal has to move out of that seat's hand.
+    ``plays`` are ``(seat, card)`` in order, ``leaders`` the leader of each trick; counting
+    stops above ``limit``. ``out``: the cards out of play, of which ``known[seat]`` are
+    known to that seat (the dealer's discards). The plays of the seats in the mask
+    ``unmodelled`` are not checked."""
     from bots.strategies.heuristic import play_from
 
     n = len(hands)

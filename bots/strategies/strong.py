@@ -1,11 +1,12 @@
 """``house:strong``: determinized search (perfect-information Monte Carlo) over the engine.
 
-**Card play.** Until the time budget runs out it deals the cards it cannot see at random
-within everything its view tells (:class:`games.engine.kernel.Determinizer`: hand sizes,
-voids shown, exchanged and returned cards, disclosed kitty cards, the swap), and on each
-such deal scores every legal card by the tricks it ends the hand with: a playout after the
-card in which every seat plays ``house:heuristic``'s card play from what that seat would
-know (:func:`.search.heuristic_playout`), or, once few cards are left, an exact search
+**Card play.** Until the time budget runs out (or for ``MAX_DEALS`` deals) it deals the
+cards it cannot see at random within everything its view tells
+(:class:`.inference.Determinizer`: hand sizes, voids shown, exchanged and returned cards,
+disclosed kitty cards, the swap), and on each such deal scores every legal card by the
+tricks it ends the hand with: a playout after the card in which every seat plays
+``house:heuristic``'s card play from what that seat would know
+(:func:`.search.heuristic_playout`), or, once few cards are left, an exact search
 (:func:`.search.exact_tricks`, the others playing against it). Every card is scored on
 the same deals. The deals are fitted to what the others played (:func:`fitted_deal`): a
 random deal is replayed with every other seat playing ``house:heuristic`` from what it
@@ -18,11 +19,10 @@ explained the most plays). A model of the opponents within what the view allows;
 failing to explain (every one of a decision's first deals, e.g. ``house:random``
 or a person who plays otherwise) is not modelled for the rest of that decision: its plays
 are taken as they come instead of bending its hand until they fit, and in the playouts
-it plays a uniformly random legal card (``WILD_UNMODELLED``) rather than the heuristic's.
-(``REPAIR = False``: the older filter, the best-fitting of ``INFER`` random deals.) A card
-that falls clearly behind the best one (paired over the deals so far) stops being
-searched, leaving the time to the contenders. It plays the best average: most tricks, i.e.
-the best (tricks - target), or fewest at misère. Ties go to the heuristic's card.
+it plays a uniformly random legal card rather than the heuristic's. A card that falls
+clearly behind the best one (paired over the deals so far) stops being searched, leaving
+the time to the contenders. It plays the best average: most tricks, i.e. the best
+(tricks - target), or fewest at misère. Ties go to the heuristic's card.
 
 **Trump.** As dealer naming a suit, it scores each suit the same way: on random deals of
 the unseen cards (the kitty included), it discards and takes the kitty as the heuristic
@@ -35,10 +35,9 @@ few discards the same way (:func:`candidate_drops`: the heuristic's, and those t
 one or two short suits to ruff in), each on the same random deals of the unseen cards and
 the kitty still to take, by heuristic playouts, and discards the best on average.
 
-**Gives.** :func:`search_give` scores gives likewise (the receiver's returns, the dealer's
-trump and kitty as the heuristic's, then playouts), but measured no better than the
-heuristic's gives, so it is off (``SEARCH_GIVE``): bids, gives and swaps are the
-heuristic's.
+**Elsewhere** -- bids, exchange gives and swaps -- it plays the heuristic's choice. (A
+search of the gives like the discard's, with the receiver's returns, measured no better
+than the heuristic's gives, and was taken out.)
 """
 
 from __future__ import annotations
@@ -50,22 +49,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bots.strategies.heuristic import (
-    best_trump_value,
     choose_heuristic,
     choose_play,
     estimate_tricks,
     least_useful,
 )
+from bots.strategies.inference import Determinizer, known_voids
 from bots.strategies.knowledge import SUIT_OF_CALL, card_index, mask_of, names, part
-from bots.strategies.search import (
-    exact_tricks,
-    greedy_playout,
-    heuristic_playout,
-    misses,
-    surprise,
-)
+from bots.strategies.search import exact_tricks, heuristic_playout, misses
 from games.engine import Rules
-from games.engine.kernel import Determinizer, known_voids
 
 #: Exact search once at most this many cards are left in all hands together.
 ENDGAME_CARDS = 12
@@ -73,37 +65,24 @@ ENDGAME_CARDS = 12
 #: does not depend on the machine's load: experiments, and the platform's
 #: ``HOUSE_BOT_STRONG_DEALS`` setting (set here by ``bots.apps``).
 MAX_DEALS: int | None = None
-#: The playout policy: "heuristic" (house:heuristic's card play for every seat, from what
-#: each would know) or "greedy" (faster, every seat seeing all hands).
-ROLLOUT = "heuristic"
 #: A card is dropped once it trails the best by this many standard errors (paired).
 PRUNE_SE = 3.0
 PRUNE_MIN_DEALS = 8
-#: Deals drawn per deal searched: the one whose hands best explain the others' plays so
-#: far (as house:heuristic would have played them) is kept. 1: no such inference. (Only
-#: with REPAIR off.)
-INFER = 16
-#: Search the dealer's discard and the exchange gives (False: the heuristic's).
-SEARCH_DISCARD = True
-SEARCH_GIVE = False
-#: Fit deals to the play seen by repair (:func:`fitted_deal`) instead of best of INFER:
-#: move the card the heuristic would have played at the first unexplained play out of that
-#: seat's hand (swapped with a card of another place that may hold both), at most
-#: REPAIR_STEPS times per fresh deal, on at most REPAIR_FRESH fresh deals.
-REPAIR = True
+#: Deals are fitted to the play seen by repair (:func:`fitted_deal`): the card the heuristic
+#: would have played at the first unexplained play is moved out of that seat's hand
+#: (swapped with a card of another place that may hold both), at most REPAIR_STEPS times
+#: per fresh deal, on at most REPAIR_FRESH fresh deals.
 REPAIR_STEPS = 12
 REPAIR_FRESH = 3
 #: A seat whose plays stay unexplained in this share of the (at least UNFIT_MIN_DEALS)
 #: deals of a decision so far is not modelled as house:heuristic for the rest of it: its
-#: plays then constrain nothing but what the view says. Measured on 32-deal decisions of
-#: 2-hand classic games: beside a house:random seat, that seat was left out in 129 of 162
-#: decisions and a heuristic seat in none; between two heuristic seats, one was left out
-#: in 6 of 161 (at a share of 0.5: in 35).
+#: plays then constrain nothing but what the view says, and in the playouts it plays a
+#: uniformly random legal card. Measured on 32-deal decisions of 2-hand classic games:
+#: beside a house:random seat, that seat was left out in 129 of 162 decisions and a
+#: heuristic seat in none; between two heuristic seats, one was left out in 6 of 161 (at a
+#: share of 0.5: in 35).
 UNFIT_SHARE = 1.0
 UNFIT_MIN_DEALS = 8
-#: A seat left out of the model (above) plays a uniformly random legal card in the
-#: playouts instead of house:heuristic's.
-WILD_UNMODELLED = True
 
 
 def choose_strong(view: Mapping[str, Any], rng: random.Random, budget: float) -> dict[str, Any]:
@@ -114,15 +93,10 @@ def choose_strong(view: Mapping[str, Any], rng: random.Random, budget: float) ->
         suit = search_trump(view, rng, budget)
         if suit is not None:
             return {"type": "trump", "suit": suit}
-    if phase == "discard" and SEARCH_DISCARD:
+    if phase == "discard":
         cards = search_discard(view, rng, budget)
         if cards is not None:
             return {"type": "discard", "cards": cards}
-    if phase == "exchange" and SEARCH_GIVE:
-        entry = view["legal_actions"][0]
-        cards = search_give(view, entry, rng, budget)
-        if cards is not None:
-            return {"type": "give", "to": entry["to"], "cards": cards}
     if phase != "play":
         return choose_heuristic(view, rng, budget)
     legal = [card_index(a["card"]) for a in view["legal_actions"]]
@@ -206,7 +180,7 @@ def search_play(
     unexplained = [0] * len(view["hand_cards_left"])
     unmodelled = 0
     while True:
-        if REPAIR and plays:
+        if plays:
             masks, seat = fitted_deal(
                 determinizer, rng, deck & ~played, trump, misere, plays, leaders, me, known,
                 unmodelled,
@@ -221,20 +195,6 @@ def search_play(
                         unmodelled |= 1 << other
         else:
             masks = determinizer.deal(rng)
-        if INFER > 1 and plays and not REPAIR:
-            best = None
-            for _ in range(INFER):
-                rest = deck & ~played
-                for mask in masks:
-                    rest &= ~mask
-                limit = best[0] - 1 if best is not None else 1 << 30
-                misses = surprise(masks, trump, misere, plays, leaders, rest, me, limit, known)
-                if best is None or misses < best[0]:
-                    best = (misses, masks)
-                if misses == 0:
-                    break
-                masks = determinizer.deal(rng)
-            masks = best[1]
         hands = [[(mask >> (13 * s)) & 0x1FFF for s in range(4)] for mask in masks]
         out = deck & ~played
         for mask in masks:
@@ -245,13 +205,11 @@ def search_play(
             trick = [*current, card]
             if exact:
                 value = exact_tricks(hands, trump, leader, trick, me, misere)
-            elif ROLLOUT == "heuristic":
+            else:
                 value = heuristic_playout(
                     hands, trump, leader, trick, tricks, voids, out | 1 << card, misere, known,
-                    unmodelled if WILD_UNMODELLED else 0, rng,
+                    unmodelled, rng,
                 )[me]  # fmt: skip
-            else:
-                value = greedy_playout(hands, trump, leader, trick, tricks, rng, misere)[me]
             scores.add(card, value)
             hands[me][suit] ^= 1 << rank
         deals += 1
@@ -445,14 +403,11 @@ def _dealer_kitty(hand: int, kitty: int, trump: int, rules: Rules) -> tuple[int,
     return (hand | kitty) & ~discards, discards
 
 
-def candidate_drops(
-    hand: int, count: int, value: Callable[[int], float], lows: bool = True
-) -> list[int]:
-    """Sets of ``count`` cards worth trying to part with (discard or give): the
-    heuristic's (:func:`.heuristic.least_useful` by ``value``), with ``lows`` the lowest
-    cards of each suit (a low card given brings back the receiver's highest of its suit),
-    and every way to empty one or two short suits (a void to ruff in); each filled up to
-    ``count`` by the heuristic's choice among the rest."""
+def candidate_drops(hand: int, count: int, value: Callable[[int], float]) -> list[int]:
+    """Sets of ``count`` cards worth trying to discard: the heuristic's
+    (:func:`.heuristic.least_useful` by ``value``), and every way to empty one or two short
+    suits (a void to ruff in); each filled up to ``count`` by the heuristic's choice among
+    the rest."""
 
     def filled(chosen: int) -> int:
         rest = count - chosen.bit_count()
@@ -466,7 +421,7 @@ def candidate_drops(
         while ranks and low.bit_count() < count:
             low |= ranks & -ranks
             ranks &= ranks - 1
-        if low and (lows or not ranks):  # without ``lows``: only when it empties the suit
+        if low and not ranks:  # it empties the suit
             out.append(filled(low << (13 * suit)))
     for a in range(4):
         for b in range(a + 1, 4):
@@ -474,19 +429,6 @@ def candidate_drops(
             if held[a] and held[b] and both <= count:
                 out.append(filled(held[a] << (13 * a) | held[b] << (13 * b)))
     return list(dict.fromkeys(out))
-
-
-def _returns(hand: int, given: int) -> int:
-    """What a down player holding ``hand`` (the batch ``given`` included) sends back: per
-    card received, its highest card of that suit (RULES.md, the exchange)."""
-    back = 0
-    for suit in range(4):
-        ranks = part(hand, suit)
-        for _ in range(part(given, suit).bit_count()):
-            top = 1 << (ranks.bit_length() - 1)
-            back |= top << (13 * suit)
-            ranks &= ~top
-    return back
 
 
 def search_trump(
@@ -549,8 +491,7 @@ def search_discard(
     def value(h: int) -> float:
         return estimate_tricks(h, trump)
 
-    # Discarded cards bring nothing back: only the heuristic's and void-making sets.
-    candidates = candidate_drops(hand, count, value, lows=False)
+    candidates = candidate_drops(hand, count, value)
 
     def evaluate(masks: list[int], discards: int) -> int:
         # What nobody holds is the kitty still to take (none once it is in the hand).
@@ -559,58 +500,6 @@ def search_discard(
             kitty &= ~mask
         mine = (hand | kitty) & ~discards
         return _play_hand([*masks[:me], mine, *masks[me + 1 :]], me, trump, eldest, rules, discards)
-
-    best = _search(
-        candidates, lambda: determinizer.deal(rng), evaluate, candidates[0], budget, max_deals
-    )
-    return names(best)
-
-
-def search_give(
-    view: Mapping[str, Any],
-    entry: Mapping[str, Any],
-    rng: random.Random,
-    budget: float,
-    max_deals: int | None = None,
-) -> list[str] | None:
-    """The cards to give in the exchange batch ``entry`` that do best on random deals of
-    the unseen cards: each of :func:`candidate_drops`; the receiver returns its highest
-    cards of the suits given (RULES.md), the dealer names the trump its hand is worth most
-    at, discards and takes the kitty as the heuristic would, then playouts. ``None`` where
-    it is left to the heuristic (trump named before the exchange, other kitty rules,
-    four players)."""
-    rules = Rules.from_dict(view["rules"])
-    if rules.players != 3 or rules.kitty != "dealer" or rules.sequence == "tallyn":
-        return None
-    if view.get("trump") is not None or view["discarded"]:
-        return None
-    me: int = view["your_seat"]
-    dealer: int = view["dealer"]
-    receiver: int = entry["to"]
-    hand = mask_of(view["your_hand"])
-    determinizer = Determinizer(view)
-    candidates = candidate_drops(hand, entry["count"], best_trump_value)
-    # Batches it gave already whose returns are still to come (simultaneous batches).
-    waiting = [
-        (b["to"], mask_of(b["given"]))
-        for b in view["exchange"]
-        if b["from"] == me and b.get("given") and not b.get("returned")
-    ]
-
-    def evaluate(masks: list[int], given: int) -> int:
-        kitty = rules.deck
-        for mask in masks:
-            kitty &= ~mask
-        hands = list(masks)
-        hands[me] = hand
-        for to, cards in [*waiting, (receiver, given)]:
-            got = hands[to] | (cards & ~masks[to])
-            back = _returns(got, cards)
-            hands[to] = got & ~back
-            hands[me] = (hands[me] & ~cards) | back
-        trump = max(range(4), key=lambda s: estimate_tricks(hands[dealer], s))
-        hands[dealer], discards = _dealer_kitty(hands[dealer], kitty, trump, rules)
-        return _play_hand(hands, me, trump, (dealer + 1) % 3, rules, discards)
 
     best = _search(
         candidates, lambda: determinizer.deal(rng), evaluate, candidates[0], budget, max_deals

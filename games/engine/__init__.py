@@ -34,10 +34,14 @@ True
 Modules:
 
 * :mod:`.cards` -- :class:`Suit`, :class:`Card`, card masks;
-* :mod:`.actions` -- the action values and :func:`action_from_dict`;
+* :mod:`.actions` -- the action values, :func:`action_from_dict` and their compact codes;
 * :mod:`.rules` -- :class:`Rules`, :data:`PRESETS`, :data:`OPTIONS`;
 * :mod:`.deal` -- the documented SHA-256 shuffle and :class:`Deal`;
-* :mod:`.game` -- :class:`Game`, :class:`Outcome`;
+* :mod:`.game` -- :class:`Game`, :class:`Outcome`; ``Game`` is put together from
+  :mod:`.core` (its state and plain queries), :mod:`.hand` (the hand in progress),
+  :mod:`.legal` (legal actions), :mod:`.transitions` and :mod:`.steps` (applying actions,
+  a hand's automatic steps), :mod:`.views` (views, the record) and :mod:`.serialisation`
+  (the stored state, the journal);
 * :mod:`.events` -- :class:`Event` (type, payload, visibility);
 * :mod:`.kernel` -- :class:`~games.engine.kernel.PlayoutState`, fast playouts for bots;
 * :mod:`.replay` -- ``python -m games.engine.replay`` (REPLAY.md).

@@ -26,6 +26,29 @@ games.engine.errors.IllegalAction: unknown action type 'lead'
 Parsing checks only the shape of an action (the error codes are those of REPLAY.md:
 a bad card is ``card_not_in_hand``, ``cards`` that is not a list ``wrong_card_count``, ...);
 whether it is legal now is :meth:`games.engine.Game.apply`'s business.
+
+Each action also has a compact *code*, the form a game's stored action log keeps it in
+(state version 2 keeps the log as one string of codes): its class's ``letter``, then its
+recipient, cards (a list of cards sorted) or number. ``code()`` writes it,
+:func:`action_from_code` reads it back.
+
+======================  =================
+action                  code
+======================  =================
+play TD                 ``pTD``
+trump NT                ``tNT``
+discard 2C 3C AH KS     ``d2C3CAHKS``
+give to 1: 7D 2C        ``g12C7D``
+bid 9                   ``b9``
+pass                    ``x``
+swap 7C                 ``s7C``
+no_swap                 ``n``
+======================  =================
+
+>>> Give(1, (Card.parse("7D"), Card.parse("2C"))).code()
+'g12C7D'
+>>> action_from_code("g12C7D")
+Give(to=1, cards=(Card('2C'), Card('7D')))
 """
 
 from __future__ import annotations
@@ -34,12 +57,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, TypeAlias
 
-from .cards import CARDS, Card, Suit
+from .cards import CARDS, Card, Suit, name
 from .errors import IllegalAction
 
 __all__ = [
+    "ACTION_CLASSES",
     "ACTION_TYPES",
     "CALLS",
+    "PLAY_CODES",
+    "TRUMPS",
     "Action",
     "Bid",
     "Discard",
@@ -49,6 +75,7 @@ __all__ = [
     "Play",
     "Swap",
     "Trump",
+    "action_from_code",
     "action_from_dict",
 ]
 
@@ -71,12 +98,22 @@ def _is_int(value: object) -> bool:
     return type(value) is int
 
 
+def _sorted_names(cards: tuple[Card, ...]) -> str:
+    return "".join(map(name, sorted([c._index for c in cards])))
+
+
+def _cards_of(text: str) -> tuple[Card, ...]:
+    """The cards of a code's card part (two characters each)."""
+    return tuple(Card.parse(text[i : i + 2]) for i in range(0, len(text), 2))
+
+
 @dataclass(frozen=True, slots=True)
 class Play:
     """Play a card to the current trick."""
 
     card: Card
     type: ClassVar[str] = "play"
+    letter: ClassVar[str] = "p"
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "play", "card": str(self.card)}
@@ -85,12 +122,21 @@ class Play:
     def from_dict(cls, data: Mapping[str, Any]) -> Play:
         return PLAYS[_card(data).index]
 
+    def code(self) -> str:
+        return self.letter + str(self.card)
+
+    @classmethod
+    def from_code(cls, code: str) -> Play:
+        return PLAYS[Card.parse(code[1:]).index]
+
     def __str__(self) -> str:
         return f"play {self.card}"
 
 
 PLAYS: Final = tuple(Play(c) for c in CARDS)
 """The 52 :class:`Play` actions, by card index (shared objects, used on hot paths)."""
+PLAY_CODES: Final = tuple(p.code() for p in PLAYS)
+"""Their codes, by card index (the log of every play is written on the hot path)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +145,7 @@ class Trump:
 
     suit: str
     type: ClassVar[str] = "trump"
+    letter: ClassVar[str] = "t"
 
     def __post_init__(self) -> None:
         if self.suit not in CALLS:
@@ -121,8 +168,19 @@ class Trump:
             raise IllegalAction("invalid_suit", f"invalid suit {suit!r}")
         return cls(suit)
 
+    def code(self) -> str:
+        return self.letter + self.suit
+
+    @classmethod
+    def from_code(cls, code: str) -> Trump:
+        return cls(code[1:])
+
     def __str__(self) -> str:
         return f"trump {self.suit}"
+
+
+TRUMPS: Final = {call: Trump(call) for call in CALLS}
+"""The :class:`Trump` action of each call (shared objects)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +189,7 @@ class Discard:
 
     cards: tuple[Card, ...]
     type: ClassVar[str] = "discard"
+    letter: ClassVar[str] = "d"
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "discard", "cards": [str(c) for c in self.cards]}
@@ -138,6 +197,13 @@ class Discard:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Discard:
         return cls(_card_tuple(data))
+
+    def code(self) -> str:
+        return self.letter + _sorted_names(self.cards)
+
+    @classmethod
+    def from_code(cls, code: str) -> Discard:
+        return cls(_cards_of(code[1:]))
 
     def __str__(self) -> str:
         return "discard " + " ".join(map(str, self.cards))
@@ -150,6 +216,7 @@ class Give:
     to: int
     cards: tuple[Card, ...]
     type: ClassVar[str] = "give"
+    letter: ClassVar[str] = "g"
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "give", "to": self.to, "cards": [str(c) for c in self.cards]}
@@ -162,6 +229,14 @@ class Give:
         assert isinstance(to, int)
         return cls(to, _card_tuple(data))
 
+    def code(self) -> str:
+        # Seats are single digits (at most four players).
+        return f"{self.letter}{self.to}" + _sorted_names(self.cards)
+
+    @classmethod
+    def from_code(cls, code: str) -> Give:
+        return cls(int(code[1]), _cards_of(code[2:]))
+
     def __str__(self) -> str:
         return f"give {self.to} " + " ".join(map(str, self.cards))
 
@@ -172,6 +247,7 @@ class Bid:
 
     tricks: int
     type: ClassVar[str] = "bid"
+    letter: ClassVar[str] = "b"
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "bid", "tricks": self.tricks}
@@ -184,6 +260,13 @@ class Bid:
         assert isinstance(tricks, int)
         return cls(tricks)
 
+    def code(self) -> str:
+        return f"{self.letter}{self.tricks}"
+
+    @classmethod
+    def from_code(cls, code: str) -> Bid:
+        return cls(int(code[1:]))
+
     def __str__(self) -> str:
         return f"bid {self.tricks}"
 
@@ -193,12 +276,20 @@ class Pass:
     """Pass in the Woburn auction."""
 
     type: ClassVar[str] = "pass"
+    letter: ClassVar[str] = "x"
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "pass"}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Pass:
+        return cls()
+
+    def code(self) -> str:
+        return self.letter
+
+    @classmethod
+    def from_code(cls, code: str) -> Pass:
         return cls()
 
     def __str__(self) -> str:
@@ -211,6 +302,7 @@ class Swap:
 
     card: Card
     type: ClassVar[str] = "swap"
+    letter: ClassVar[str] = "s"
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "swap", "card": str(self.card)}
@@ -218,6 +310,13 @@ class Swap:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Swap:
         return cls(_card(data))
+
+    def code(self) -> str:
+        return self.letter + str(self.card)
+
+    @classmethod
+    def from_code(cls, code: str) -> Swap:
+        return cls(Card.parse(code[1:]))
 
     def __str__(self) -> str:
         return f"swap {self.card}"
@@ -228,12 +327,20 @@ class NoSwap:
     """``9-5-3-single-kitty``: the holder of 2D declines the face-up card."""
 
     type: ClassVar[str] = "no_swap"
+    letter: ClassVar[str] = "n"
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "no_swap"}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NoSwap:
+        return cls()
+
+    def code(self) -> str:
+        return self.letter
+
+    @classmethod
+    def from_code(cls, code: str) -> NoSwap:
         return cls()
 
     def __str__(self) -> str:
@@ -255,10 +362,16 @@ ACTION_TYPES: Final[dict[str, Any]] = {
 }
 """Action ``type`` string -> class."""
 
+ACTION_CLASSES: Final = (Play, Trump, Discard, Give, Bid, Pass, Swap, NoSwap)
+"""Every action class (for ``isinstance``)."""
+
+_BY_LETTER: Final[dict[str, Any]] = {cls.letter: cls for cls in ACTION_CLASSES}
+
 
 def action_type(data: object) -> str:
     """The ``type`` of a JSON action, or raise ``IllegalAction("unknown_action")``."""
-    if not isinstance(data, Mapping):
+    # (A dict is told from the type at once: an ABC isinstance costs several times more.)
+    if type(data) is not dict and not isinstance(data, Mapping):
         raise IllegalAction("unknown_action", "an action must be a JSON object")
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in ACTION_TYPES:
@@ -271,4 +384,10 @@ def action_from_dict(data: object) -> Action:
     kind = action_type(data)
     assert isinstance(data, Mapping)
     result: Action = ACTION_TYPES[kind].from_dict(data)
+    return result
+
+
+def action_from_code(code: str) -> Action:
+    """The action of a compact code (:meth:`Play.code` and the others)."""
+    result: Action = _BY_LETTER[code[0]].from_code(code)
     return result

@@ -34,6 +34,7 @@ __all__ = [
     "card_list",
     "cards_to_str",
     "high_cards",
+    "index_of",
     "indices",
     "mask_of",
     "parse_cards",
@@ -191,6 +192,15 @@ _RANKS_OF: Final[tuple[tuple[int, ...], ...]] = tuple(
 _INDICES_OF: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(tuple(13 * s + r for r in ranks) for ranks in _RANKS_OF) for s in range(4)
 )
+
+
+def index_of(card: Card | str | int) -> int:
+    """The index of a card given as a :class:`Card`, its string (``"TD"``) or its index."""
+    if isinstance(card, Card):
+        return card.index
+    if isinstance(card, str):
+        return Card.parse(card).index
+    return int(card)
 
 
 def indices(mask: int) -> list[int]:

@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from games.engine import Game
+from games.engine import Game, Rules
 from games.engine.cards import RANKS, SUITS
 
 # Ranks used by scripted tricks: for suit trick k (0..3), (low, middle, high).
@@ -135,3 +135,22 @@ def scripted_17(
     leader = winners[-1]
     plays = plays + [((leader + i) % 3, twos[(leader + i) % 3]) for i in range(3)]
     return {"hands": hands, "kitty": [face_up] if face_up else []}, plays
+
+
+def game_in_play(preset: str, seed: int, plays: int = 0) -> Game:
+    """A seeded game brought to the play phase of its first hand, then ``plays`` cards in."""
+    game = Game.new(Rules.from_preset(preset), seed=seed)
+    rng = random.Random(seed)
+    while game.phase != "play":
+        seat = game.to_move()
+        assert seat is not None
+        if game.phase == "bid":  # the first bidder bids 8, the others pass
+            opening = game.view(None)["auction"]["high"] is None
+            game.apply(seat, game.legal_actions(seat)[1 if opening else 0])
+        else:
+            game.apply(seat, rng.choice(game.legal_actions(seat)))
+    for _ in range(plays):
+        seat = game.to_move()
+        assert seat is not None
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+    return game

@@ -9,7 +9,19 @@ import random
 import pytest
 from engine_helpers import cards_in, play_scripted_first_hand, scripted_hand, winners_for
 
-from games.engine import Card, Game, IllegalAction, Play, StateError, Trump
+from games.engine import (
+    Bid,
+    Card,
+    Discard,
+    Event,
+    Game,
+    Give,
+    IllegalAction,
+    Play,
+    StateError,
+    Trump,
+)
+from games.engine.cards import parse_cards
 from games.engine.rules import PRESETS
 
 
@@ -128,6 +140,38 @@ def test_it_changes_nothing_on_an_illegal_typed_action() -> None:
         with pytest.raises(IllegalAction):
             game.apply(seat, action)  # type: ignore[arg-type]
         assert game.to_json() == before
+
+
+def test_it_refuses_a_typed_action_as_it_refuses_its_json_form() -> None:
+    game = classic_at_hand_two()  # seat 0 owes seat 2 two cards and seat 1 one
+    assert game.legal_summary(0) == [
+        {"type": "give", "to": 2, "count": 2},
+        {"type": "give", "to": 1, "count": 1},
+    ]
+    held, other = ["5C", "8C"], "2C"  # 2C is seat 1's
+    before = game.to_json()
+    bad = [
+        (0, Give(0, tuple(parse_cards(held)))),  # wrong_recipient
+        (0, Give(2, tuple(parse_cards(held[:1])))),  # wrong_card_count
+        (0, Give(2, tuple(parse_cards([held[0], held[0]])))),  # duplicate_card
+        (0, Give(2, tuple(parse_cards([held[0], other])))),  # card_not_in_hand
+        (0, Discard(tuple(parse_cards(held)))),  # wrong_phase
+        (1, Give(2, tuple(parse_cards(held)))),  # not_your_turn
+        (0, Bid(9)),  # wrong_phase
+    ]
+    for seat, action in bad:
+        with pytest.raises(IllegalAction) as typed:
+            game.apply(seat, action)
+        with pytest.raises(IllegalAction) as parsed:
+            game.apply_dict(seat, action.to_dict())
+        assert (typed.value.code, str(typed.value)) == (parsed.value.code, str(parsed.value))
+        assert game.to_json() == before
+    # Only the action classes are actions (an object with a to_dict is not one).
+    with pytest.raises(IllegalAction) as raised:
+        game.apply(0, Event("give", {"to": 2, "cards": held}))  # type: ignore[arg-type]
+    assert raised.value.code == "unknown_action"
+    game.apply(0, Give(2, tuple(parse_cards(held[::-1]))))  # in any order
+    assert game.record()["actions"][-1] == {"seat": 0, "type": "give", "to": 2, "cards": held}
 
 
 def test_it_round_trips_the_state_through_compact_json() -> None:

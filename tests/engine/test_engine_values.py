@@ -13,6 +13,7 @@ import pytest
 from games.engine import (
     OPTIONS,
     PRESETS,
+    Action,
     Bid,
     Card,
     Discard,
@@ -28,6 +29,7 @@ from games.engine import (
     Trump,
     action_from_dict,
 )
+from games.engine.actions import action_from_code
 from games.engine.cards import FULL_DECK, cards_to_str, indices, mask_of, parse_cards
 from games.engine.deal import first_dealer, seeded_deal, shuffled_deck
 
@@ -98,6 +100,28 @@ def test_it_round_trips_every_action_type(data: dict[str, object], action: objec
     assert parsed == action
     assert parsed.to_dict() == data
     assert action_from_dict(parsed.to_dict()) == parsed
+    assert action_from_code(parsed.code()) == parsed
+
+
+@pytest.mark.parametrize(
+    ("action", "code"),
+    [
+        (Play(Card.parse("TD")), "pTD"),
+        (Trump("NT"), "tNT"),
+        (Discard(tuple(parse_cards(["KS", "2C", "AH", "3C"]))), "d2C3CAHKS"),
+        (Give(3, tuple(parse_cards(["7D", "2C"]))), "g32C7D"),
+        (Bid(16), "b16"),
+        (Pass(), "x"),
+        (Swap(Card.parse("7C")), "s7C"),
+        (NoSwap(), "n"),
+    ],
+)
+def test_it_gives_each_action_the_compact_code_of_stored_logs(action: Action, code: str) -> None:
+    # These codes are in stored games (state "log"): they must never change.
+    assert action.code() == code
+    decoded = action_from_code(code)
+    assert decoded.code() == code and type(decoded) is type(action)
+    assert sorted(decoded.to_dict().get("cards", [])) == sorted(action.to_dict().get("cards", []))
 
 
 @pytest.mark.parametrize(
