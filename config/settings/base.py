@@ -315,6 +315,18 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The areas of the API, in reading order (each operation's tag: api/schema.py).
+    "TAGS": [
+        {"name": "accounts", "description": "Register, log in, the caller and their tokens."},
+        {"name": "tables", "description": "The lobby: create a table, sit down, seat bots."},
+        {"name": "games", "description": "A game as you may see it, your actions, its events."},
+        {"name": "realtime", "description": "Your NDJSON stream: your turns as they come."},
+        {"name": "bots", "description": "Bot accounts you own (docs/bots.md)."},
+        {"name": "players", "description": "Profiles, match histories, rating histories."},
+        {"name": "ratings", "description": "Leaderboards and predictions, per rating pool."},
+        {"name": "tournaments", "description": "Club tournaments for 3-seat tables."},
+        {"name": "health", "description": "Whether the platform is up and doing its work."},
+    ],
 }
 
 LOGGING = {
