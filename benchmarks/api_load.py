@@ -264,7 +264,7 @@ def game_rules(hands: int | None) -> dict[str, Any]:
     return {"preset": "classic"} if hands is None else {"preset": "classic", "max_hands": hands}
 
 
-#: The tables' move time unless ``--move-seconds`` says otherwise: API.md's default.
+#: The tables' move time unless ``--move-seconds`` says otherwise: docs/api.md's default.
 MOVE_SECONDS = 60
 #: A stream stays open for its whole phase; only its connecting is bounded.
 STREAM_TIMEOUT = aiohttp.ClientTimeout(total=None, connect=60)

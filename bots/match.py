@@ -59,7 +59,7 @@ class Interval:
 @dataclass
 class GameRecord:
     """One game of a deal set: which bot sat where, its first deal, every hand's diffs and
-    the final ranks by seat (RULES.md "Standings for a game", what ratings use)."""
+    the final ranks by seat (docs/rules.md "Standings for a game", what ratings use)."""
 
     seed: str
     seats: tuple[str, ...]

@@ -1,4 +1,4 @@
-"""A small Python client for the Sergeant Major API (API.md), for bot authors.
+"""A small Python client for the Sergeant Major API (docs/api.md), for bot authors.
 
 Standalone: it needs only ``httpx`` (no Django, nothing else from this project), so a bot
 can copy this one file. ::
@@ -44,7 +44,7 @@ def verify_signature(secret: str, body: bytes, header: str | None) -> bool:
 
 
 class ApiError(Exception):
-    """An error answer of the API: ``status``, ``code`` (API.md) and the whole ``error``."""
+    """An error answer of the API: ``status``, ``code`` (docs/api.md) and the whole ``error``."""
 
     def __init__(self, status: int, error: Mapping[str, Any]) -> None:
         self.status = status

@@ -1,4 +1,4 @@
-"""The ratings API (API.md, "Players, histories, ratings"): leaderboards, rating histories
+"""The ratings API (docs/api.md, "Players, histories, ratings"): leaderboards, rating histories
 and predictions. Profiles and match histories get their rating fields through the games
 selectors' hooks (see :mod:`ratings.apps`)."""
 

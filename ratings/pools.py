@@ -2,7 +2,7 @@
 
 A pool is a family of presets whose games reward the same skills, so a rating earned in one
 of them says something about the others. The families follow the structure of the deal and
-of the game's end (RULES.md, "Variants"):
+of the game's end (docs/rules.md, "Variants"):
 
 * ``classic`` -- 52 cards, 16 each and a 4-card kitty, the 8-5-3 exchange, the game ends on a
   big hand: ``classic``, ``kitty-first``, ``most-up-first``, ``all-sixteen``, ``woburn``

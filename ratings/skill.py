@@ -83,7 +83,7 @@ class SeatOutcome(NamedTuple):
     seat: int
     player_id: int
     rank: int
-    # The seat was handed to a house bot (three timeouts): a loss for its player (API.md).
+    # The seat was handed to a house bot (three timeouts): a loss for its player (docs/api.md).
     replaced: bool = False
 
 
@@ -119,7 +119,7 @@ def is_inactive(state: PlayerState, at: datetime) -> bool:
 
 
 def rating_ranks(seats: Sequence[SeatOutcome]) -> list[int]:
-    """The ranks to rate with: the game's (RULES.md), with replaced seats moved to last.
+    """The ranks to rate with: the game's (docs/rules.md), with replaced seats moved to last.
 
     Ties keep sharing a rank. Without replaced seats these are the game's ranks unchanged.
     """

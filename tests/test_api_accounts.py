@@ -1,4 +1,4 @@
-"""Accounts, tokens, scopes and bot accounts over HTTP against the live server (API.md)."""
+"""Accounts, tokens, scopes and bot accounts over HTTP against the live server (docs/api.md)."""
 
 from __future__ import annotations
 

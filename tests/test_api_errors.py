@@ -1,4 +1,4 @@
-"""Every error status and code of API.md, in the one error shape, and errors change nothing.
+"""Every error status and code of docs/api.md, in the one error shape, and errors change nothing.
 
 Most requests go to the live server; the rate limit is checked in process, where a test can
 lower ``RATE_LIMIT_PER_MINUTE``.
@@ -246,7 +246,7 @@ def test_it_refuses_an_action_that_is_not_an_object(match: Match, body: Any) -> 
     assert match.snapshot(dealer) == before
 
 
-# --- 400 illegal_action with a REPLAY.md reason ---------------------------------------------
+# --- 400 illegal_action with a docs/replay.md reason ---------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -57,7 +57,7 @@ class LeakScanner:
             self.discards = set()
             self.ever_held = {seat: set() for seat in self.clients}
         for seat, view in views.items():
-            # What a seat may know (RULES.md "Information"): its hand, cards it gave and
+            # What a seat may know (docs/rules.md "Information"): its hand, cards it gave and
             # received in exchanges, its discards and kitty as dealer, disclosed cards.
             self.ever_held[seat] |= hands[seat]
             self.ever_held[seat] |= cards_in(view.get("exchange"))

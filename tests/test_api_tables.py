@@ -1,4 +1,5 @@
-"""Tables over HTTP against the live server: creating, the lobby, seats, bots, starting (API.md)."""
+"""Tables over HTTP against the live server: creating, the lobby, seats, bots, starting
+(docs/api.md)."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ def test_it_plays_a_game_of_house_bots_to_the_end(
         interval=0.2,
         what="the house bots to finish their game",
     )
-    # Three hands, unless a hand of 12 tricks or more ended the game first (RULES.md).
+    # Three hands, unless a hand of 12 tricks or more ended the game first (docs/rules.md).
     result = finished.result
     assert result["reason"] in ("max_hands", "tricks")
     assert (

@@ -1,4 +1,4 @@
-"""Idempotency-Key records (API.md "Games"): kept per caller for at least 24 h.
+"""Idempotency-Key records (docs/api.md "Games"): kept per caller for at least 24 h.
 
 A retry of ``POST /games/{id}/actions`` with the same ``Idempotency-Key`` gets the first
 response again and acts once (tests/test_api_concurrency.py, against the live server). Here,

@@ -1,4 +1,4 @@
-"""Match histories and profiles (API.md "Players, histories, ratings").
+"""Match histories and profiles (docs/api.md "Players, histories, ratings").
 
 ``GET /players/{username}/games`` lists a player's finished games newest first, filtered by
 ``rules`` (a preset) and ``result`` (``win``, ``shared`` or ``loss``), in pages of

@@ -1,4 +1,4 @@
-"""The ratings over HTTP (API.md "Players, histories, ratings"), and the leaderboard lists."""
+"""The ratings over HTTP (docs/api.md "Players, histories, ratings"), and the leaderboard lists."""
 
 from __future__ import annotations
 

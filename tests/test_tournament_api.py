@@ -1,5 +1,5 @@
 """Tournaments over HTTP against the live server: creating, entry, who may organise, the
-audit log, rounds, tables, standings and adjudication (API.md "Tournaments")."""
+audit log, rounds, tables, standings and adjudication (docs/api.md "Tournaments")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The tournaments API (API.md "Tournaments", plus rounds, tables, forbidden pairs,
+"""The tournaments API (docs/api.md "Tournaments", plus rounds, tables, forbidden pairs,
 adjudication, co-organisers and the audit log). Views validate, call one service or
 selector, and shape the answer; organiser checks live in the services."""
 

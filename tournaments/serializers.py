@@ -1,4 +1,4 @@
-"""Input validation and documented output shapes of the tournaments API (API.md)."""
+"""Input validation and documented output shapes of the tournaments API (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Sergeant Major (3-5-8): the rules engine.
 
 Pure Python (standard library only), typed, no Django. The binding rules are
-``shared/spec/RULES.md``; the replay format is ``shared/spec/REPLAY.md``. Modelled on
+``docs/rules.md``; the replay format is ``docs/replay.md``. Modelled on
 python-chess: small immutable values (:class:`Card`, :class:`Suit`, the actions) that
 round-trip to the spec's strings and JSON, and a :class:`Game` state machine.
 
@@ -44,7 +44,7 @@ Modules:
   (the stored state, the journal);
 * :mod:`.events` -- :class:`Event` (type, payload, visibility);
 * :mod:`.kernel` -- :class:`~games.engine.kernel.PlayoutState`, fast playouts for bots;
-* :mod:`.replay` -- ``python -m games.engine.replay`` (REPLAY.md).
+* :mod:`.replay` -- ``python -m games.engine.replay`` (docs/replay.md).
 
 Information: :meth:`Game.view` (a seat) and :meth:`Game.public_view` (a spectator) are the
 security boundary -- everything sent to clients is built from them or from events filtered

@@ -1,4 +1,4 @@
-"""Actions: small immutable values that round-trip to the spec's JSON (REPLAY.md, API.md).
+"""Actions: small immutable values that round-trip to the spec's JSON (docs/replay.md, docs/api.md).
 
 =============  =========================================  ==================================
 type           JSON                                       class
@@ -23,7 +23,7 @@ Traceback (most recent call last):
 ...
 games.engine.errors.IllegalAction: unknown action type 'lead'
 
-Parsing checks only the shape of an action (the error codes are those of REPLAY.md:
+Parsing checks only the shape of an action (the error codes are those of docs/replay.md:
 a bad card is ``card_not_in_hand``, ``cards`` that is not a list ``wrong_card_count``, ...);
 whether it is legal now is :meth:`games.engine.Game.apply`'s business.
 

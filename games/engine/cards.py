@@ -1,6 +1,6 @@
 """Suits, cards and card sets (bit masks).
 
-A card is written rank then suit (RULES.md "Notation"): ranks ``23456789TJQKA`` (ace high),
+A card is written rank then suit (docs/rules.md "Notation"): ranks ``23456789TJQKA`` (ace high),
 suits ``CDHS``. Every card has an integer :attr:`Card.index` = ``suit * 13 + rank`` with
 clubs, diamonds, hearts, spades = 0..3 and ranks 2..A = 0..12, so sorting by index is the
 spec's sort order (suit ``C D H S``, then rank low to high). A set of cards is an ``int`` bit

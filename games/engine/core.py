@@ -30,7 +30,7 @@ from .rules import Rules
 __all__ = ["PHASES", "GameCore", "Outcome", "trick_winner"]
 
 PHASES: Final = ("bid", "exchange", "trump", "discard", "swap", "play", "over")
-"""Every value of :attr:`Game.phase` (REPLAY.md step phases)."""
+"""Every value of :attr:`Game.phase` (docs/replay.md step phases)."""
 
 #: The phase of each interactive step (and ``over``).
 PHASE_OF_STEP: Final = {
@@ -75,7 +75,7 @@ def trick_winner(cards: Sequence[int], leader: int, players: int, trump: int) ->
 
 @dataclass(frozen=True)
 class Outcome:
-    """The result of a finished game (RULES.md "Standings for a game").
+    """The result of a finished game (docs/rules.md "Standings for a game").
 
     ``ranks[seat]`` are competition ranks (1 is best; equal scores share a rank; the seat
     that met the winning condition ranks first alone). ``reason`` is ``"tricks"`` (a trick
@@ -204,7 +204,7 @@ class GameCore:
 
     @property
     def history(self) -> list[dict[str, Any]]:
-        """The completed hands in REPLAY.md output form."""
+        """The completed hands in docs/replay.md output form."""
         self._require_whole_journal()
         return json.loads(json.dumps(self._history))  # type: ignore[no-any-return]
 

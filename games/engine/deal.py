@@ -111,7 +111,7 @@ class Deal:
     kitty: int
 
     def to_dict(self) -> dict[str, Any]:
-        """REPLAY.md form: ``{"hands": [[...], ...], "kitty": [...]}`` with sorted cards."""
+        """docs/replay.md form: ``{"hands": [[...], ...], "kitty": [...]}`` with sorted cards."""
         return {"hands": [cards_to_str(h) for h in self.hands], "kitty": cards_to_str(self.kitty)}
 
     @classmethod
@@ -120,7 +120,7 @@ class Deal:
 
     @classmethod
     def from_dict(cls, data: object, rules: Rules) -> Deal:
-        """Parse and validate a REPLAY.md deal; raises :class:`DealError`."""
+        """Parse and validate a docs/replay.md deal; raises :class:`DealError`."""
         if not isinstance(data, Mapping):
             raise DealError("a deal must be an object with 'hands' and 'kitty'")
         hands_raw = data.get("hands")

@@ -4,7 +4,7 @@ Every error the engine raises on bad input is a :class:`ValueError` subclass:
 
 * :class:`RulesError` -- an unknown preset, an unknown option or a bad option value;
 * :class:`IllegalAction` -- an action that may not be made now (or cannot be parsed); its
-  :attr:`IllegalAction.code` is one of the REPLAY.md error codes (:data:`ERROR_CODES`);
+  :attr:`IllegalAction.code` is one of the docs/replay.md error codes (:data:`ERROR_CODES`);
 * :class:`DealError` -- an explicit deal that is not a partition of the preset's deck;
 * :class:`StateError` -- a serialised game state that cannot be loaded.
 
@@ -60,7 +60,7 @@ class StateError(EngineError):
 class IllegalAction(EngineError):
     """An action that is not legal now; nothing was changed.
 
-    ``code`` is the REPLAY.md error code (``"must_follow_suit"``, ...), ``message`` a human
+    ``code`` is the docs/replay.md error code (``"must_follow_suit"``, ...), ``message`` a human
     readable explanation.
     """
 

@@ -14,7 +14,7 @@ game's own fields and the hand in progress, :class:`~.hand.HandState`), each in 
 * :mod:`.legal` -- who acts and what is legal (:meth:`Game.legal_actions`,
   :meth:`Game.fallback_action`, ...);
 * :mod:`.transitions` -- :meth:`Game.apply` (typed actions) and :meth:`Game.apply_dict`
-  (JSON actions, REPLAY.md's error precedence), with :mod:`.steps`, a hand's automatic
+  (JSON actions, docs/replay.md's error precedence), with :mod:`.steps`, a hand's automatic
   steps (the deal, the exchange, the kitty, the end of a hand);
 * :mod:`.views` -- :meth:`Game.view`, :meth:`Game.public_view`, :meth:`Game.record`;
 * :mod:`.serialisation` -- :meth:`Game.to_state` / :meth:`Game.from_state` (and JSON),
@@ -67,7 +67,7 @@ class Game(Transitions, Views, Serialisation):
         deals: Sequence[Deal | Mapping[str, Any]],
         first_dealer: int = 0,
     ) -> Game:
-        """A game played with explicit deals (REPLAY.md); it stops when they run out."""
+        """A game played with explicit deals (docs/replay.md); it stops when they run out."""
         rules = Rules.from_dict(rules)
         parsed = [d if isinstance(d, Deal) else Deal.from_dict(d, rules) for d in deals]
         for deal in parsed:

@@ -234,7 +234,7 @@ class LegalActions(GameCore):
         return ()  # pragma: no cover
 
     def legal_summary(self, seat: int) -> list[dict[str, Any]]:
-        """API.md ``legal_actions``: one entry per play, call, bid or swap; one entry with a
+        """docs/api.md ``legal_actions``: one entry per play, call, bid or swap; one entry with a
         ``count`` for a choice of several cards (``{"type": "discard", "count": 4}``,
         ``{"type": "give", "to": 0, "count": 2}``)."""
         if seat != self._actor():
@@ -247,14 +247,14 @@ class LegalActions(GameCore):
         return [a.to_dict() for a in self.legal_actions(seat)]
 
     def legal_plays(self) -> list[str] | None:
-        """REPLAY.md ``legal_plays``: the sorted legal cards of the seat to play, else None."""
+        """docs/replay.md ``legal_plays``: the sorted legal cards of the seat to play, else None."""
         hand = self._hand
         if hand.step != "play":
             return None
         return cards_to_str(self._legal_play_mask((hand.leader + len(hand.trick)) % self._n))
 
     def fallback_action(self, seat: int) -> Action:
-        """API.md timeout rule: the lowest legal card by rank (ties by suit ``C D H S``);
+        """docs/api.md timeout rule: the lowest legal card by rank (ties by suit ``C D H S``);
         elsewhere the first legal choice, and for a choice of several cards the lowest ones.
         Raises ``IllegalAction("not_your_turn")`` if ``seat`` is not to act."""
         if seat != self._actor():

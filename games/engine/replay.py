@@ -1,4 +1,4 @@
-"""``python -m games.engine.replay CASE.json [CASE.json ...]`` (REPLAY.md).
+"""``python -m games.engine.replay CASE.json [CASE.json ...]`` (docs/replay.md).
 
 For each file, prints one JSON object on one line: the replay's ``steps``, completed
 ``hands``, ``scores``, ``game_over``, ``winner`` and ``final_hands``, or
@@ -59,7 +59,7 @@ def _load_game(data: object) -> tuple[Game, list[Any]]:
 
 
 def replay_case(data: object, file: str = "") -> dict[str, Any]:
-    """Replay a parsed replay document; returns the REPLAY.md output object."""
+    """Replay a parsed replay document; returns the docs/replay.md output object."""
     try:
         game, actions = _load_game(data)
     except _CaseError as error:
@@ -107,7 +107,7 @@ def replay_file(path: str) -> dict[str, Any]:
         return {"file": path, "error": "invalid JSON: nested too deeply"}
     try:
         return replay_case(data, path)
-    except Exception as error:  # never a traceback (REPLAY.md); a bug shows up here
+    except Exception as error:  # never a traceback (docs/replay.md); a bug shows up here
         return {"file": path, "error": f"internal error: {type(error).__name__}: {error}"}
 
 

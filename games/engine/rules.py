@@ -1,4 +1,4 @@
-"""Rules: every preset of RULES.md as data, plus its options.
+"""Rules: every preset of docs/rules.md as data, plus its options.
 
 A :class:`Rules` object is frozen. Its *structural* fields (number of players, deck, targets,
 kitty handling, how the game ends, ...) come from the preset and cannot be overridden; its
@@ -84,7 +84,7 @@ class Rules:
     * ``score_end`` -- ``"none"``, ``"up"`` (ends when a score reaches ``target_score``) or
       ``"up_or_down"`` (also at ``-target_score``).
 
-    Options: see :data:`OPTIONS` and RULES.md.
+    Options: see :data:`OPTIONS` and docs/rules.md.
     """
 
     preset: str = "classic"
@@ -156,7 +156,8 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: object) -> Rules:
-        """Rules from a preset name or ``{"preset": NAME, ...option overrides}`` (REPLAY.md)."""
+        """Rules from a preset name or ``{"preset": NAME, ...option overrides}``
+        (docs/replay.md)."""
         if isinstance(data, str):
             return cls.from_preset(data)
         if isinstance(data, Rules):
@@ -307,7 +308,7 @@ PRESETS: Final[dict[str, Rules]] = {
         win_tricks=10,
     ),
 }
-"""Every preset of RULES.md by name."""
+"""Every preset of docs/rules.md by name."""
 
 # Sanity: the structure of every preset adds up.
 for _name, _rules in PRESETS.items():

@@ -221,7 +221,7 @@ class HandSteps(GameCore):
 
     def _returns_by_rank(self, events: list[Event]) -> None:
         """Returns after every batch is given: per receiver and suit, the highest return
-        goes to the giver of the highest card received (RULES.md, four-handed)."""
+        goes to the giver of the highest card received (docs/rules.md, four-handed)."""
         batches = self._hand.batches
         cards = self._hand.cards
         receivers = sorted({rec[1] for rec in batches})

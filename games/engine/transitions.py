@@ -2,7 +2,7 @@
 
 The typed action is the one way in: :meth:`~Transitions.apply` checks the seat and the
 phase, then dispatches on the action's class to its checks and its change;
-:meth:`~Transitions.apply_dict` parses a JSON action into a typed one, raising REPLAY.md's
+:meth:`~Transitions.apply_dict` parses a JSON action into a typed one, raising docs/replay.md's
 errors in their order of precedence -- ``unknown_action``, then ``not_your_turn``, then
 ``wrong_phase``, then the type's own checks -- and makes it by the same dispatch. Either raises
 :class:`~games.engine.errors.IllegalAction` (with ``.code``) and changes nothing, or returns
@@ -62,9 +62,9 @@ class Transitions(HandSteps, LegalActions):
         return self._apply_in_turn(self._check_turn(seat, action.type), action)
 
     def apply_dict(self, seat: object, data: object) -> list[Event]:
-        """Apply a JSON action (REPLAY.md / API.md form) for ``seat``.
+        """Apply a JSON action (docs/replay.md / docs/api.md form) for ``seat``.
 
-        Errors follow REPLAY.md's precedence: ``unknown_action``, ``not_your_turn`` (also a
+        Errors follow docs/replay.md's precedence: ``unknown_action``, ``not_your_turn`` (also a
         ``seat`` that is not an int), ``wrong_phase``, then the type's own checks.
         """
         kind = action_type(data)  # a Mapping from here on

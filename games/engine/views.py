@@ -2,7 +2,7 @@
 :class:`~games.engine.Game`.
 
 :meth:`~Views.view` (a seat) and :meth:`~Views.public_view` (a spectator) are the security
-boundary (RULES.md "Information"): everything sent to clients is built from them or from
+boundary (docs/rules.md "Information"): everything sent to clients is built from them or from
 events filtered with :meth:`~games.engine.events.Event.visible_to`. :meth:`~Views.record`
 reveals every card and is for finished games only.
 
@@ -30,7 +30,7 @@ class Views(LegalActions):
     :class:`~games.engine.Game`)."""
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may know now (RULES.md "Information"); ``None``: a spectator.
+        """What ``seat`` may know now (docs/rules.md "Information"); ``None``: a spectator.
 
         Public part: rules, hand_number, dealer, targets, trump, phase, to_act,
         current_trick, trick_history (this hand), tricks, scores, hand_cards_left, kitty
@@ -135,7 +135,7 @@ class Views(LegalActions):
         return out
 
     def record(self) -> dict[str, Any]:
-        """The full record (every card public): REPLAY.md input (rules, first_dealer, deals,
+        """The full record (every card public): docs/replay.md input (rules, first_dealer, deals,
         actions) plus its output fields (hands, scores, game_over, winner, final_hands) and
         ``ranks``. Feeding it to the replay command reproduces the game. A game loaded
         without the parts of its journal that were detached cannot give it (StateError)."""

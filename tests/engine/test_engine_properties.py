@@ -54,7 +54,7 @@ def _out_of_hands(game: Game) -> int:
 
 
 def _allowed_cards(game: Game, seat: int | None) -> set[str]:
-    """What the seat may know of the cards of this deal (RULES.md "Information")."""
+    """What the seat may know of the cards of this deal (docs/rules.md "Information")."""
     state = _state(game)
     mask = 0
     for idx in state["play"][3]:  # every card played this hand
@@ -187,7 +187,7 @@ def test_it_ends_every_preset_under_max_hands_with_fallback_play(seed: int, pres
         assert seat is not None
         action = game.fallback_action(seat)
         if game.phase == "bid" and seat == game.dealer:
-            # The fallback in an auction is to pass, and three passes redeal (RULES.md):
+            # The fallback in an auction is to pass, and three passes redeal (docs/rules.md):
             # a table of absent players would redeal for ever, so the opener bids here.
             action = game.legal_actions(seat)[1]
         events = game.apply(seat, action)

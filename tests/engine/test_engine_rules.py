@@ -411,7 +411,7 @@ def four_handed_hand_two(seed: int) -> Game:
 
 
 def test_it_allocates_plucks_for_competition() -> None:
-    # RULES.md: N -2, E -1, W +1, S +2 (N=0, E=1, S=2, W=3) -> S gives N and E, W gives N.
+    # docs/rules.md: N -2, E -1, W +1, S +2 (N=0, E=1, S=2, W=3) -> S gives N and E, W gives N.
     game = four_handed_hand_two(529)
     assert game.history[0]["diffs"] == [-2, -1, 2, 1]
     assert game.targets == [2, 5, 4, 2]
