@@ -3,6 +3,11 @@
 A key is ``smk_`` + 40 URL-safe random characters; the database keeps its SHA-256 only, so a
 leaked database does not leak usable tokens. Scopes: ``play`` (sit at tables and act),
 ``bot`` (a bot account's token), ``organise`` (tables for others, tournaments).
+
+A person logged in to the web pages uses the API from the page without a key: logging in
+issues a token for the browser session (its id kept in the session, never the key), and a
+request with the session cookie and no ``Authorization`` header is that token's, with
+Django's CSRF check on unsafe methods (:func:`authenticate_session`). Logging out revokes it.
 """
 
 from __future__ import annotations
@@ -11,10 +16,13 @@ import hashlib
 import secrets
 from collections.abc import Iterable
 from datetime import timedelta
+from importlib import import_module
 from typing import Any
 
 from django.conf import settings
+from django.contrib.sessions.backends.base import SessionBase
 from django.http import HttpRequest
+from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
 from rest_framework import authentication, permissions
 from rest_framework.request import Request
@@ -96,11 +104,79 @@ def authenticate_header(header: str) -> tuple[Player, ApiToken] | None:
     return token.player, token
 
 
+#: The session's entry holding the id of the browser session's API token.
+SESSION_TOKEN_KEY = "api_token_id"
+SESSION_TOKEN_NAME = "web session"
+
+
+def session_store(session_key: str | None) -> SessionBase:
+    store: type[SessionBase] = import_module(settings.SESSION_ENGINE).SessionStore
+    return store(session_key)
+
+
+def live_token(token_id: object) -> ApiToken | None:
+    """The live token with this id, with its player, or None."""
+    if not isinstance(token_id, int):
+        return None
+    tokens, players = ApiToken._meta.db_table, Player._meta.db_table
+    found = load_row(
+        [ApiToken, Player],
+        f"FROM {tokens} JOIN {players} ON {players}.id = {tokens}.player_id"
+        f" WHERE {tokens}.id = %s AND {tokens}.revoked_at IS NULL AND {players}.is_active",
+        [token_id],
+    )
+    if found is None:
+        return None
+    token, player = found
+    assert isinstance(token, ApiToken) and isinstance(player, Player)
+    token.player = player
+    return token
+
+
+class _CsrfCheck(CsrfViewMiddleware):
+    def _reject(self, request: HttpRequest, reason: str) -> str:
+        return reason
+
+
+def _csrf_failure(request: HttpRequest) -> str | None:
+    """Why Django's CSRF protection refuses this request, or None (as the pages' middleware
+    decides it: safe methods pass; others need the token of the CSRF cookie in a header)."""
+    check = _CsrfCheck(lambda _: None)
+    check.process_request(request)
+    reason = check.process_view(request, lambda _: None, (), {})
+    return reason if isinstance(reason, str) else None
+
+
+def authenticate_session(request: HttpRequest) -> tuple[Player, ApiToken] | None:
+    """The (player, token) of the browser session whose cookie came with the request; None
+    without a logged-in session; 403 ``csrf_failed`` for an unsafe method without the CSRF
+    token, so that another site cannot act with a visitor's cookie."""
+    session_key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+    if not session_key:
+        return None
+    token = live_token(session_store(session_key).get(SESSION_TOKEN_KEY))
+    if token is None:
+        return None
+    if (reason := _csrf_failure(request)) is not None:
+        raise NotAllowed("csrf_failed", f"CSRF check failed: {reason}")
+    return token.player, token
+
+
+def authenticate_request(request: HttpRequest) -> tuple[Player, ApiToken] | None:
+    """The caller of an API request: its ``Authorization`` header's token, else its browser
+    session's (:func:`authenticate_session`); None for an anonymous request."""
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    if header:
+        return authenticate_header(header)
+    return authenticate_session(request)
+
+
 class TokenAuthentication(authentication.BaseAuthentication):
-    """DRF authentication for ``Authorization: Token <key>``."""
+    """DRF authentication for ``Authorization: Token <key>`` (or a logged-in browser's
+    session, :func:`authenticate_request`)."""
 
     def authenticate(self, request: Request) -> tuple[Player, ApiToken] | None:
-        return authenticate_header(request.META.get("HTTP_AUTHORIZATION", ""))
+        return authenticate_request(request._request)
 
     def authenticate_header(self, request: Request) -> str:
         return "Token"
@@ -139,7 +215,7 @@ def authenticate_and_limit(request: HttpRequest) -> Player | None:
     """For the async views, which the REST framework does not run: the caller of the
     request's token (None without one; 401 if invalid), counted against the rate limit
     (429 past it), as the REST framework's authentication and throttle do for the others."""
-    found = authenticate_header(request.headers.get("Authorization", ""))
+    found = authenticate_request(request)
     token = found[1] if found else None
     wait = hit(
         caller_key(token, request.META.get("REMOTE_ADDR", "")),

@@ -22,6 +22,13 @@ def me(player: Player, *, token: ApiToken) -> dict[str, Any]:
     }
 
 
+def own_bot_names(player: Player) -> list[str]:
+    """The usernames of the bot accounts ``player`` owns, by name."""
+    return list(
+        player.bots.filter(is_active=True).order_by("username").values_list("username", flat=True)
+    )
+
+
 def live_tokens(player: Player) -> QuerySet[ApiToken]:
     """The player's tokens that still work, oldest first."""
     return player.tokens.filter(revoked_at__isnull=True).order_by("id")

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.auth import BOT_SCOPES, HUMAN_SCOPES, issue_token
+from accounts.auth import BOT_SCOPES, HUMAN_SCOPES, SESSION_TOKEN_NAME, issue_token
 from accounts.models import ApiToken, Player
 from core.errors import Conflict, Invalid, NotAllowed, NotAuthenticated, NotFound
 
@@ -18,6 +18,13 @@ HOUSE_BOTS = ("house:random", "house:heuristic", "house:strong")
 
 def register_player(username: str, *, password: str, email: str = "") -> tuple[Player, str]:
     """A new human account and its first token (scopes play and organise)."""
+    player = create_person(username, password=password, email=email)
+    _, key = issue_token(player, HUMAN_SCOPES, name="registration")
+    return player, key
+
+
+def create_person(username: str, *, password: str, email: str = "") -> Player:
+    """A new human account, without a token (the web pages' sign-up)."""
     player = Player(username=username, email=email)
     try:
         validate_password(password, player)
@@ -27,8 +34,7 @@ def register_player(username: str, *, password: str, email: str = "") -> tuple[P
         ) from error
     player.set_password(password)
     _save_new_account(player)
-    _, key = issue_token(player, HUMAN_SCOPES, name="registration")
-    return player, key
+    return player
 
 
 def _save_new_account(player: Player) -> None:
@@ -43,11 +49,32 @@ def _save_new_account(player: Player) -> None:
         raise taken from error
 
 
-def log_in(username: str, *, password: str, scopes: Iterable[str] | None, name: str) -> str:
-    """A new token for a human who gives the right password."""
+def person_with_password(username: str, *, password: str) -> Player:
+    """The active human account with this username and password; 401 otherwise."""
     player = Player.objects.filter(username=username, is_bot=False, is_active=True).first()
     if player is None or not player.check_password(password):
         raise NotAuthenticated("invalid_credentials", "Wrong username or password.")
+    return player
+
+
+def open_browser_session(player: Player) -> ApiToken:
+    """The API token of a new browser session (its id goes into the session, not its key:
+    the page reaches the API with the session cookie, see accounts.auth)."""
+    token, _ = issue_token(player, HUMAN_SCOPES, name=SESSION_TOKEN_NAME)
+    return token
+
+
+def close_browser_session(*, token_id: object) -> None:
+    """Revoke a browser session's token (logging out): the API refuses the cookie at once."""
+    if isinstance(token_id, int):
+        ApiToken.objects.filter(pk=token_id, revoked_at__isnull=True).update(
+            revoked_at=timezone.now()
+        )
+
+
+def log_in(username: str, *, password: str, scopes: Iterable[str] | None, name: str) -> str:
+    """A new token for a human who gives the right password."""
+    player = person_with_password(username, password=password)
     wanted = set(scopes) if scopes is not None else set(HUMAN_SCOPES)
     if not wanted <= set(HUMAN_SCOPES):
         raise Invalid(

@@ -198,6 +198,46 @@ def game_record(game_id: int) -> dict[str, Any]:
     return {"game": game.pk, "seats": game.public_seats(), **record}
 
 
+def game_summary(game: Game) -> dict[str, Any]:
+    """A game in a list (no cards): who plays, the rules, where it stands."""
+    return {
+        "id": game.pk,
+        "status": game.status,
+        "rules": game.rules,
+        "rated": game.rated,
+        "seats": game.public_seats(),
+        "hand_number": game.hand_number,
+        "phase": game.phase,
+        "to_act": game.to_act,
+        "started_at": game.started_at,
+        "finished_at": game.finished_at,
+    }
+
+
+def games_in_play(limit: int) -> list[dict[str, Any]]:
+    """The games being played now, newest first."""
+    rows = Game.objects.filter(status=Game.Status.PLAYING).defer("state")
+    return [game_summary(game) for game in rows.order_by("-started_at", "-pk")[:limit]]
+
+
+def games_waiting_on(player: Player) -> list[dict[str, Any]]:
+    """The games in play where ``player`` is to act now (no cards: the game page shows them)."""
+    rows = (
+        GamePlayer.objects.filter(game__status=Game.Status.PLAYING)
+        .filter(Q(player=player, replaced_by__isnull=True) | Q(replaced_by=player))
+        .select_related("game")
+        .defer("game__state")
+    )
+    return [game_summary(gp.game) for gp in rows if gp.seat in gp.game.to_act]
+
+
+def games_of(player: Player, limit: int) -> list[dict[str, Any]]:
+    """The games ``player`` sits in that are still being played, newest first."""
+    rows = GamePlayer.objects.filter(player=player, game__status=Game.Status.PLAYING)
+    games = rows.select_related("game").defer("game__state").order_by("-game__started_at")
+    return [game_summary(gp.game) for gp in games[:limit]]
+
+
 def pending_turns_lines(player: Player) -> list[dict[str, Any]]:
     """A ``your_turn`` line for every game waiting on ``player`` now."""
     rows = (

@@ -84,6 +84,37 @@ def create_table(
     return table
 
 
+def set_up_table(
+    creator: Player,
+    *,
+    rules: object,
+    rated: bool,
+    move_seconds: int,
+    seat: int | None,
+    bots: Mapping[int, str],
+) -> Table:
+    """A new table with ``bots`` (seat → house bot or a bot account the creator owns) seated
+    at once, all or nothing; the game starts if that fills it (the web pages' lobby form)."""
+    with transaction.atomic():
+        table = create_table(
+            creator, rules=rules, rated=rated, move_seconds=move_seconds, seat=seat
+        )
+        for bot_seat, bot in sorted(bots.items()):
+            table = seat_bot(creator, table_id=table.pk, bot=bot, seat=bot_seat)
+    return table
+
+
+def cancel_table(caller: Player, *, table_id: int) -> None:
+    """The creator removes an open table (no game yet); its seated players simply lose it."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        if table.created_by_id != caller.pk:
+            raise NotAllowed("not_table_creator", "Only the table's creator cancels it.")
+        if table.status != Table.Status.OPEN:
+            raise Conflict("table_not_open", "The game at this table has already started.")
+        table.delete()
+
+
 def _shown_with(table: Table, seats: list[TableSeat], game: Game | None = None) -> None:
     """Give ``table`` what ``selectors.table_data`` shows of it beyond its row (as
     ``selectors.tables`` loads it): its seats with their players, by seat, and its game's

@@ -36,6 +36,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"realtime"}),
     frozenset({"games"}),
     frozenset({"bots", "ratings", "tournaments"}),
+    frozenset({"web"}),  # the pages: on top of every app
 )
 #: Packages above every layer: wiring (config) and what checks or measures the rest.
 ABOVE_ALL = frozenset({"config", "health", "tests", "benchmarks"})
@@ -229,6 +230,18 @@ def test_it_keeps_each_layer_to_itself_and_the_layers_below() -> None:
                 bad.append(found)
 
     assert not bad, report(bad, "an app imports its own layer's other apps or a higher layer")
+
+
+def test_it_lets_nothing_import_the_web_pages() -> None:
+    bad = [
+        found
+        for path in app_files()
+        if path.relative_to(ROOT).parts[0] != "web"
+        for found in imports_in(path)
+        if found.top == "web"
+    ]
+
+    assert not bad, report(bad, "a module imports the web pages")
 
 
 def test_it_lets_other_apps_reach_realtime_through_its_delivery_module_only() -> None:

@@ -1,0 +1,164 @@
+"""The pages' forms: the field checks a person sees next to the field, before a service runs
+(the services check again and have the last word, as they do for the API)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from accounts.serializers import USERNAME_PATTERN
+
+USERNAME_HELP = "3 to 30 characters: letters, digits and _ . - (starting with a letter or digit)."
+
+
+class SignupForm(forms.Form):
+    username = forms.RegexField(
+        regex=USERNAME_PATTERN,
+        max_length=30,
+        help_text=USERNAME_HELP,
+        error_messages={"invalid": "Not a valid username. " + USERNAME_HELP},
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
+    )
+    password = forms.CharField(
+        min_length=8,
+        max_length=200,
+        help_text="At least 8 characters, not a common password, not all digits.",
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    email = forms.EmailField(
+        required=False, max_length=254, help_text="Optional; never shown to others."
+    )
+
+
+class LoginForm(forms.Form):
+    username = forms.CharField(
+        max_length=150,
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
+    )
+    password = forms.CharField(
+        max_length=200, widget=forms.PasswordInput(attrs={"autocomplete": "current-password"})
+    )
+
+
+def add_domain_errors(form: forms.Form, fields: dict[str, Any] | None, message: str) -> None:
+    """Show a service's refusal on the form: next to each field it names, else on top."""
+    placed = False
+    for name, problems in (fields or {}).items():
+        if name in form.fields:
+            for problem in problems if isinstance(problems, list) else [problems]:
+                form.add_error(name, str(problem))
+            placed = True
+    if not placed:
+        form.add_error(None, message)
+
+
+HOUSE_BOT_CHOICES = [
+    ("house:random", "House bot: random"),
+    ("house:heuristic", "House bot: heuristic"),
+    ("house:strong", "House bot: strong"),
+]
+DEFAULT = ("", "the preset's default")
+MAX_SEATS = 4
+
+
+class TableForm(forms.Form):
+    """A new table: the rules preset and its options, rated, move time, who sits where."""
+
+    preset = forms.ChoiceField(choices=[], initial="classic", label="Rules")
+    max_hands = forms.IntegerField(
+        required=False, min_value=1, max_value=200, help_text="End after this many hands."
+    )
+    target_score = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=1000,
+        help_text="For presets that end on a score.",
+    )
+    kitty_order = forms.ChoiceField(
+        required=False,
+        choices=[
+            DEFAULT,
+            ("discard_then_take", "discard, then take"),
+            ("take_then_discard", "take, then discard"),
+        ],
+    )
+    one_up_two_down = forms.ChoiceField(
+        required=False,
+        choices=[DEFAULT, ("simultaneous", "simultaneous"), ("sequential", "sequential")],
+    )
+    two_up_order = forms.ChoiceField(
+        required=False,
+        choices=[
+            DEFAULT,
+            ("higher_target_first", "higher target first"),
+            ("most_up_first", "most up first"),
+        ],
+    )
+    exchange_before_trump = forms.ChoiceField(
+        required=False, choices=[DEFAULT, ("yes", "yes"), ("no", "no")]
+    )
+    exchange_cap = forms.IntegerField(
+        required=False, min_value=0, max_value=20, help_text="Most cards one player trades."
+    )
+    deal_packet = forms.ChoiceField(
+        required=False, choices=[DEFAULT, ("1", "one at a time"), ("4", "four at a time")]
+    )
+    rated = forms.BooleanField(required=False, initial=True)
+    move_seconds = forms.IntegerField(
+        min_value=1, max_value=86400, initial=60, label="Move time (seconds)"
+    )
+    my_seat = forms.ChoiceField(
+        choices=[(str(s), f"Seat {s}") for s in range(MAX_SEATS)] + [("none", "I don't play")],
+        initial="0",
+        label="Your seat",
+    )
+
+    def __init__(self, *args: Any, presets: list[str], own_bots: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["preset"].choices = [(p, p) for p in presets]
+        bots = HOUSE_BOT_CHOICES + [(b, f"My bot: {b}") for b in own_bots]
+        for seat in range(MAX_SEATS):
+            self.fields[f"seat_{seat}"] = forms.ChoiceField(
+                required=False,
+                choices=[("", "open for anyone"), *bots],
+                label=f"Seat {seat}",
+                help_text="Seat 3: four-handed only." if seat == 3 else "",
+            )
+
+    def seat_fields(self) -> list[forms.BoundField]:
+        return [self[f"seat_{seat}"] for seat in range(MAX_SEATS)]
+
+    def rules(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        rules: dict[str, Any] = {"preset": data["preset"]}
+        for name in ("max_hands", "target_score", "exchange_cap"):
+            if data.get(name) is not None:
+                rules[name] = data[name]
+        for name in ("kitty_order", "one_up_two_down", "two_up_order"):
+            if data.get(name):
+                rules[name] = data[name]
+        if data.get("exchange_before_trump"):
+            rules["exchange_before_trump"] = data["exchange_before_trump"] == "yes"
+        if data.get("deal_packet"):
+            rules["deal_packet"] = int(data["deal_packet"])
+        return rules
+
+    def seat(self) -> int | None:
+        chosen = self.cleaned_data["my_seat"]
+        return None if chosen == "none" else int(chosen)
+
+    def bots(self) -> dict[int, str]:
+        return {
+            seat: self.cleaned_data[f"seat_{seat}"]
+            for seat in range(MAX_SEATS)
+            if self.cleaned_data.get(f"seat_{seat}")
+        }
+
+    def clean(self) -> dict[str, Any] | None:
+        data = super().clean()
+        if data is not None and "my_seat" in data:
+            mine = self.seat()
+            if mine is not None and data.get(f"seat_{mine}"):
+                self.add_error(f"seat_{mine}", "You sit in this seat; choose another for the bot.")
+        return data

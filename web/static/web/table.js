@@ -1,0 +1,259 @@
+// The live table (docs/web.md). The server renders the table for the viewer; this module
+// keeps it current and sends the viewer's actions:
+// - it long-polls the API's events of the game (GET /api/v1/games/{id}/events?wait=) and,
+//   when the game has moved on, puts the server's freshly rendered table in place of the
+//   one shown (GET /games/{id}/table), so every card comes from the viewer's own view;
+// - a click on an action's button posts it to the API (POST /api/v1/games/{id}/actions,
+//   with the session cookie and the CSRF token: no API key in the page);
+// - a dropped connection is retried with a growing pause, then the table is reloaded.
+
+const POLL_SECONDS = 25;
+const csrfToken = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
+const connection = document.getElementById("connection");
+const soundToggle = document.getElementById("sound-toggle");
+
+function table() {
+  return document.querySelector("main[data-game-id]");
+}
+
+const gameId = table().dataset.gameId;
+let lastSeq = null;
+let refreshing = null;
+let sending = false;
+
+function shownVersion() {
+  return Number(table().dataset.version);
+}
+
+function say(text) {
+  if (connection) connection.textContent = text;
+}
+
+// --- Keeping the table current --------------------------------------------------------------
+
+async function refresh() {
+  // One refresh at a time; a second request for one while it runs waits for it.
+  if (refreshing) return refreshing;
+  refreshing = (async () => {
+    const before = table();
+    const wasYourTurn = before.querySelector(".your-turn") !== null;
+    const response = await fetch(`/games/${gameId}/table`, { credentials: "same-origin", cache: "no-store" });
+    if (!response.ok) throw new Error(`table ${response.status}`);
+    const html = await response.text();
+    const next = new DOMParser().parseFromString(html, "text/html").querySelector("main[data-game-id]");
+    if (!next) throw new Error("no table in the answer");
+    if (Number(next.dataset.version) < shownVersion()) return; // an older answer: keep ours
+    const focused = document.activeElement?.dataset?.card;
+    before.replaceWith(document.adoptNode(next));
+    startClock();
+    if (focused) table().querySelector(`.hand button[data-card="${focused}"]:not([disabled])`)?.focus();
+    if (!wasYourTurn && table().querySelector(".your-turn")) chime();
+  })();
+  try {
+    await refreshing;
+  } finally {
+    refreshing = null;
+  }
+}
+
+async function events(after, wait) {
+  const url = `/api/v1/games/${gameId}/events?after=${after}&wait=${wait}`;
+  const response = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+  if (!response.ok) throw new Error(`events ${response.status}`);
+  return response.json();
+}
+
+async function follow() {
+  let pause = 1000;
+  for (;;) {
+    try {
+      if (lastSeq === null) {
+        // Where the game's events stand now: nothing before it is needed, the table is shown.
+        const now = await events(2 ** 31 - 1, 0);
+        lastSeq = now.last_seq;
+        if (now.version !== shownVersion()) await refresh();
+      }
+      if (table().dataset.status === "finished") {
+        say("");
+        return;
+      }
+      const data = await events(lastSeq, POLL_SECONDS);
+      if (data.events.length) lastSeq = data.events[data.events.length - 1].seq;
+      if (data.version !== shownVersion() || data.status !== table().dataset.status) await refresh();
+      if (pause > 1000) say("Connected again.");
+      pause = 1000;
+    } catch (error) {
+      say("Connection lost; trying again…");
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, 10000);
+      lastSeq = null; // start again from where the game is then
+    }
+  }
+}
+
+// --- The move clock ---------------------------------------------------------------------------
+
+let clockTimer = null;
+
+function startClock() {
+  clearInterval(clockTimer);
+  const clock = table().querySelector(".clock[data-deadline]");
+  if (!clock) return;
+  const deadline = Date.parse(clock.dataset.deadline);
+  const tick = () => {
+    const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+    const minutes = Math.floor(left / 60);
+    clock.textContent = `${minutes}:${String(left % 60).padStart(2, "0")}`;
+    clock.classList.toggle("low", left <= 10);
+  };
+  tick();
+  clockTimer = setInterval(tick, 250);
+}
+
+// --- Acting -------------------------------------------------------------------------------------
+
+function showError(text) {
+  const box = table().querySelector(".action-error");
+  if (box) {
+    box.textContent = text;
+    box.hidden = !text;
+  }
+}
+
+async function send(action) {
+  if (sending) return;
+  sending = true;
+  table().querySelectorAll(".controls button, .hand button").forEach((b) => (b.disabled = true));
+  try {
+    const response = await fetch(`/api/v1/games/${gameId}/actions`, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
+      body: JSON.stringify({ ...action, expected_version: shownVersion() }),
+    });
+    if (!response.ok) {
+      const body = await response.json().catch(() => ({}));
+      await refresh();
+      showError(body?.error?.message ?? `The move was not accepted (${response.status}).`);
+      return;
+    }
+    await refresh();
+  } catch (error) {
+    showError("The move could not be sent; check the connection and try again.");
+    await refresh().catch(() => {});
+  } finally {
+    sending = false;
+  }
+}
+
+function choiceRow() {
+  return table().querySelector(".choice");
+}
+
+function pickedCards() {
+  return [...table().querySelectorAll('.hand button.pick[aria-pressed="true"]')].map((b) => b.dataset.card);
+}
+
+function chosenTarget(row) {
+  const pressed = row.querySelector('button[data-to][aria-pressed="true"]');
+  if (pressed) return { to: Number(pressed.dataset.to), count: Number(pressed.dataset.count) };
+  const only = row.querySelector("[data-give-to]");
+  if (only) return { to: Number(only.dataset.giveTo), count: Number(row.dataset.count) };
+  return null;
+}
+
+function updateChoice() {
+  const row = choiceRow();
+  if (!row) return;
+  const picked = pickedCards().length;
+  const target = row.dataset.choice === "give" ? chosenTarget(row) : null;
+  const needed = target ? target.count : Number(row.dataset.count);
+  row.querySelector(".picked-count").textContent = String(picked);
+  const ready = picked === needed && (row.dataset.choice !== "give" || target !== null);
+  row.querySelector('[data-action="confirm"]').disabled = !ready;
+}
+
+function confirmChoice() {
+  const row = choiceRow();
+  if (!row) return;
+  const cards = pickedCards();
+  if (row.dataset.choice === "discard") {
+    send({ type: "discard", cards });
+  } else {
+    const target = chosenTarget(row);
+    if (target) send({ type: "give", to: target.to, cards });
+  }
+}
+
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("main[data-game-id] button");
+  if (!button || button.disabled) return;
+  if (button.classList.contains("pick")) {
+    button.setAttribute("aria-pressed", button.getAttribute("aria-pressed") === "true" ? "false" : "true");
+    updateChoice();
+  } else if (button.dataset.to !== undefined) {
+    choiceRow().querySelectorAll("button[data-to]").forEach((b) => b.setAttribute("aria-pressed", String(b === button)));
+    updateChoice();
+  } else if (button.dataset.action === "confirm") {
+    confirmChoice();
+  } else if (button.dataset.send) {
+    send(JSON.parse(button.dataset.send));
+  }
+});
+
+// --- Keyboard play --------------------------------------------------------------------------
+
+function playableCards() {
+  return [...table().querySelectorAll(".hand button:not([disabled])")];
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.target.closest("input, select, textarea") || event.altKey || event.ctrlKey || event.metaKey) return;
+  const cards = playableCards();
+  const index = cards.indexOf(document.activeElement);
+  if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+    if (!cards.length) return;
+    const step = event.key === "ArrowRight" ? 1 : -1;
+    const next = index < 0 ? (step > 0 ? 0 : cards.length - 1) : (index + step + cards.length) % cards.length;
+    cards[next].focus();
+    event.preventDefault();
+  } else if (/^[1-9]$/.test(event.key)) {
+    cards[Number(event.key) - 1]?.click();
+  } else if (event.key === "c" || event.key === "C") {
+    const confirm = table().querySelector('[data-action="confirm"]');
+    if (confirm && !confirm.disabled) confirm.click();
+  }
+});
+
+// --- Sound (off unless the viewer turns it on) -----------------------------------------------
+
+let soundOn = localStorage.getItem("sm-sound") === "on";
+
+function showSound() {
+  if (!soundToggle) return;
+  soundToggle.setAttribute("aria-pressed", String(soundOn));
+  soundToggle.textContent = soundOn ? "Sound: on" : "Sound: off";
+}
+
+function chime() {
+  if (!soundOn) return;
+  const audio = new AudioContext();
+  const tone = audio.createOscillator();
+  const volume = audio.createGain();
+  tone.frequency.value = 660;
+  volume.gain.setValueAtTime(0.15, audio.currentTime);
+  volume.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.3);
+  tone.connect(volume).connect(audio.destination);
+  tone.start();
+  tone.stop(audio.currentTime + 0.3);
+}
+
+soundToggle?.addEventListener("click", () => {
+  soundOn = !soundOn;
+  localStorage.setItem("sm-sound", soundOn ? "on" : "off");
+  showSound();
+});
+
+showSound();
+startClock();
+follow();

@@ -1,0 +1,219 @@
+"""The live table as a page shows it: seats around the table, the viewer's hand, and what
+the player to act can do as buttons (docs/web.md, "Test hooks").
+
+Everything here is made from one game view, built for the viewer by
+``games.selectors.game_view`` (the one function that decides what a seat may see): a card
+that is not in that view cannot reach the page.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from web.templatetags.cards import sort_hand
+
+CALL_ORDER = ("C", "D", "H", "S", "NT", "MIZ")
+#: Where each seat sits on the screen, counted clockwise from the viewer (at the bottom);
+#: play moves to the left.
+POSITIONS = {3: ("bottom", "left", "right"), 4: ("bottom", "left", "top", "right")}
+BIDS = range(8, 17)
+
+
+@dataclass
+class SeatPanel:
+    seat: int
+    username: str
+    is_bot: bool
+    played_by: str | None
+    position: str
+    role: str
+    target: int | None
+    tricks: int
+    score: int
+    cards_left: int
+    to_act: bool
+    trick_card: str | None
+    is_you: bool
+
+
+@dataclass
+class HandCard:
+    code: str
+    enabled: bool
+    send: str = ""  # the action a click sends, as JSON ("" for a card picked for a choice)
+    pick: bool = False  # clicking it chooses it for a discard or a give
+
+
+@dataclass
+class Choice:
+    """A choice of several cards: a discard, or a give (to one of ``targets``)."""
+
+    type: str
+    count: int
+    targets: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Controls:
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    bids: list[dict[str, Any]] = field(default_factory=list)
+    can_pass: bool = False
+    can_skip_swap: bool = False
+    choice: Choice | None = None
+
+
+def _role(seat: int, dealer: int, players: int) -> str:
+    offset = (seat - dealer) % players
+    if offset == 0:
+        return "dealer"
+    if offset == 1:
+        return "eldest"
+    return "middle" if players == 3 else ""
+
+
+def seat_panels(view: dict[str, Any]) -> list[SeatPanel]:
+    players = view["players"]
+    me = view.get("your_seat")
+    bottom = me if isinstance(me, int) else 0
+    names = {s["seat"]: s for s in view["seats"]}
+    in_trick = {t["seat"]: t["card"] for t in view["current_trick"]}
+    targets = view.get("targets") or [None] * players
+    panels = []
+    for offset, position in enumerate(POSITIONS[players]):
+        seat = (bottom + offset) % players
+        who = names.get(seat, {})
+        panels.append(
+            SeatPanel(
+                seat=seat,
+                username=str(who.get("username") or f"seat {seat}"),
+                is_bot=bool(who.get("is_bot")),
+                played_by=who.get("played_by"),
+                position=position,
+                role=_role(seat, view["dealer"], players),
+                target=targets[seat],
+                tricks=view["tricks"][seat],
+                score=view["scores"][seat],
+                cards_left=view["hand_cards_left"][seat],
+                to_act=seat in view["to_act"] and view["status"] == "playing",
+                trick_card=in_trick.get(seat),
+                is_you=seat == me,
+            )
+        )
+    return panels
+
+
+def _send(action: dict[str, Any]) -> str:
+    return json.dumps(action, separators=(",", ":"))
+
+
+def hand_and_controls(view: dict[str, Any]) -> tuple[list[HandCard], Controls]:
+    """The viewer's hand as buttons (enabled when a click on it is a legal action) and the
+    other controls of the legal actions."""
+    legal = view.get("legal_actions") or []
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for action in legal:
+        by_type.setdefault(action["type"], []).append(action)
+    controls = Controls()
+    card_actions = {a["card"]: a for t in ("play", "swap") for a in by_type.get(t, [])}
+    choice_type = next((t for t in ("discard", "give") if t in by_type), None)
+    hand = []
+    for code in sort_hand(view.get("your_hand") or []):
+        if choice_type:
+            hand.append(HandCard(code=code, enabled=True, pick=True))
+        elif code in card_actions:
+            hand.append(HandCard(code=code, enabled=True, send=_send(card_actions[code])))
+        else:
+            hand.append(HandCard(code=code, enabled=False))
+    if choice_type:
+        entries = by_type[choice_type]
+        controls.choice = Choice(
+            type=choice_type,
+            count=entries[0]["count"],
+            targets=[{"to": e["to"], "count": e["count"]} for e in entries if "to" in e],
+        )
+    if "trump" in by_type:
+        legal_calls = {a["suit"] for a in by_type["trump"]}
+        shown = CALL_ORDER if view["rules"].get("preset") == "calls" else CALL_ORDER[:4]
+        controls.calls = [
+            {"suit": s, "enabled": s in legal_calls, "send": _send({"type": "trump", "suit": s})}
+            for s in shown
+        ]
+    if "bid" in by_type or "pass" in by_type:
+        legal_bids = {a["tricks"] for a in by_type.get("bid", [])}
+        controls.bids = [
+            {"tricks": n, "enabled": n in legal_bids, "send": _send({"type": "bid", "tricks": n})}
+            for n in BIDS
+        ]
+        controls.can_pass = "pass" in by_type
+    controls.can_skip_swap = "no_swap" in by_type
+    return hand, controls
+
+
+def names_by_seat(view: dict[str, Any]) -> dict[int, str]:
+    return {s["seat"]: str(s.get("username") or f"seat {s['seat']}") for s in view["seats"]}
+
+
+def table_context(view: dict[str, Any]) -> dict[str, Any]:
+    """What the table's template needs, from the viewer's game view."""
+    hand, controls = hand_and_controls(view)
+    names = names_by_seat(view)
+    exchange = [
+        {**batch, "from_name": names.get(batch["from"]), "to_name": names.get(batch["to"])}
+        for batch in view.get("exchange") or []
+    ]
+    for target in controls.choice.targets if controls.choice else []:
+        target["name"] = names.get(target["to"])
+    result = view.get("result")
+    standings = []
+    if result:
+        standings = sorted(
+            (
+                {
+                    "seat": s,
+                    "name": names.get(s),
+                    "rank": result["ranks"][s],
+                    "score": result["scores"][s],
+                }
+                for s in range(view["players"])
+            ),
+            key=lambda line: (line["rank"], line["seat"]),
+        )
+    to_act = [names.get(s) for s in view["to_act"]] if view["status"] == "playing" else []
+    return {
+        "view": view,
+        "seats": seat_panels(view),
+        "hand": hand,
+        "controls": controls,
+        "exchange": exchange,
+        "last_trick": (view.get("trick_history") or [None])[-1],
+        "to_act_names": to_act,
+        "your_turn": view.get("your_seat") in view["to_act"] and bool(view.get("legal_actions")),
+        "standings": standings,
+        "names": names,
+        "record_hands": _record_hands(view, names),
+    }
+
+
+def _record_hands(view: dict[str, Any], names: dict[int, str]) -> list[dict[str, Any]]:
+    """After the end: each hand's deal (every seat's cards) and its outcome, from the record."""
+    record = view.get("record")
+    if not record:
+        return []
+    hands = []
+    for number, (deal, outcome) in enumerate(
+        zip(record["deals"], record["hands"], strict=False), 1
+    ):
+        hands.append(
+            {
+                "number": number,
+                "outcome": outcome,
+                "seats": [
+                    {"seat": s, "name": names.get(s), "cards": sort_hand(cards)}
+                    for s, cards in enumerate(deal["hands"])
+                ],
+                "kitty": sort_hand(deal.get("kitty") or []),
+            }
+        )
+    return hands

@@ -1,0 +1,31 @@
+"""A game's page: the live table for its players, the public view for anyone else, the
+whole record after the end."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+from games import selectors as games
+from web.people import signed_in
+from web.table import table_context
+
+
+def _context(request: HttpRequest, game_id: int) -> dict[str, object]:
+    return table_context(games.game_view_for(game_id, signed_in(request)))
+
+
+@require_safe
+@never_cache
+def table(request: HttpRequest, game_id: int) -> HttpResponse:
+    return render(request, "web/game/page.html", _context(request, game_id))
+
+
+@require_safe
+@never_cache
+def table_part(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The table alone (its ``<main>`` element): what the page's script puts in place of the
+    one it shows when the game has moved on."""
+    return render(request, "web/game/table.html", _context(request, game_id))
