@@ -22,6 +22,9 @@ from django.db.models import F
 from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY
 from tests.support import ROOT, VENV_BIN, clean_env, start_process, stop_process_group, wait_until
 
+# The browser fixtures (Playwright driving Debian's chromium) of the pages' tests.
+pytest_plugins = ["tests.browser"]
+
 
 def database_url_of_current_connection() -> str:
     """A DATABASE_URL for the database this test process uses (the test database)."""

@@ -1,0 +1,188 @@
+"""Playing in a browser: sign up, set up a table with house bots, play to the end by clicking,
+while a spectator watches; no page ever shows a card its viewer may not see.
+
+Chromium drives the pages of the suite's live server, whose house bots are played by the
+suite's real Celery worker (docs/web.md).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import BrowserContext
+
+from games.engine import Game as Engine
+from tests.browser import (
+    Play,
+    create_table,
+    new_page,
+    play_to_end,
+    screenshots,
+    sign_up,
+    table,
+    visible_cards,
+)
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+@pytest.fixture
+def site(api_server: Any, celery_worker: Any) -> str:
+    return str(api_server.url)
+
+
+def record_of(site: str, game_id: int) -> dict[str, Any]:
+    response = httpx.get(f"{site}/api/v1/games/{game_id}/record", timeout=10)
+    assert response.status_code == 200
+    return dict(response.json())
+
+
+def engine_at(record: dict[str, Any], version: int) -> Engine:
+    """The game replayed from its record up to ``version`` (a game's version counts its
+    actions: each stored change is one action)."""
+    engine = Engine.from_deals(record["rules"], record["deals"], record["first_dealer"])
+    for action in record["actions"][:version]:
+        engine.apply_dict(action["seat"], {k: v for k, v in action.items() if k != "seat"})
+    return engine
+
+
+def assert_nothing_hidden_was_shown(played: Play, record: dict[str, Any]) -> None:
+    """Each snapshot taken during play against the game replayed from its record to the
+    snapshot's version: a page shows only cards its viewer may know then (own hand, cards
+    played, cards it gave or got, the kitty to the dealer); in particular never a card that
+    another seat holds at that moment, unless the viewer handed it over."""
+    checked = 0
+    for shot in played.snapshots:
+        if shot.status != "playing":
+            continue
+        engine = engine_at(record, shot.version)
+        allowed = visible_cards(engine.view(shot.seat))
+        leaked = shot.cards - allowed
+        assert not leaked, f"{shot.viewer} (seat {shot.seat}) saw {leaked} at v{shot.version}"
+        others = set().union(
+            *(
+                set(engine.view(seat)["your_hand"])
+                for seat in range(engine.players)
+                if seat != shot.seat
+            )
+        )
+        assert not (shot.cards & others) - allowed
+        checked += 1
+    assert checked > 10
+
+
+def test_it_lets_a_new_person_play_a_whole_game_against_house_bots_while_a_spectator_watches(
+    site: str, context: BrowserContext
+) -> None:
+    page = new_page(context)
+    sign_up(page, site, "ann")
+    screenshots(page, "home-logged-in")
+    page.goto(f"{site}/lobby")
+    screenshots(page, "lobby")
+    game_id = create_table(page, site, preset="classic", bots=["house:heuristic", "house:random"])
+    assert table(page)["your-seat"] == "0"
+    assert table(page)["status"] == "playing"
+
+    spectator_context = context.browser.new_context()  # type: ignore[union-attr]
+    spectator = new_page(spectator_context)
+    spectator.goto(f"{site}/games/{game_id}")
+    assert table(spectator)["your-seat"] is None
+    screenshots(page, "game-playing")
+
+    played = play_to_end(page, {"spectator": spectator})
+
+    assert played.clicks > 10 and "card" in played.buttons and "suit" in played.buttons
+    result = page.locator('[data-testid="result"]')
+    result.wait_for()
+    ranks = result.locator("tr[data-rank]")
+    assert ranks.count() == 3
+    record = record_of(site, game_id)
+    shown = {
+        int(str(ranks.nth(i).get_attribute("data-seat"))): (
+            int(str(ranks.nth(i).get_attribute("data-rank"))),
+            int(str(ranks.nth(i).get_attribute("data-score"))),
+        )
+        for i in range(3)
+    }
+    assert shown == {s: (record["ranks"][s], record["scores"][s]) for s in range(3)}
+    screenshots(page, "game-finished")
+    # The spectator's page follows to the end by itself and then shows the result too.
+    spectator.locator('[data-testid="result"]').wait_for()
+    assert table(spectator)["status"] == "finished"
+    assert_nothing_hidden_was_shown(played, record)
+    assert page.errors == [] and spectator.errors == []  # type: ignore[attr-defined]
+    spectator_context.close()
+
+    # After the end, the record is everyone's: every dealt card is on the page.
+    page.goto(f"{site}/games/{game_id}")
+    first_deal = {card for hand in record["deals"][0]["hands"] for card in hand}
+    assert first_deal <= set(
+        page.locator(".record [data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
+    )
+
+
+def test_it_plays_an_exchange_through_the_page_in_a_four_handed_game(
+    site: str, context: BrowserContext
+) -> None:
+    page = new_page(context)
+    sign_up(page, site, "bea")
+    game_id = create_table(
+        page,
+        site,
+        preset="four-handed",
+        bots=["house:heuristic", "house:random", "house:heuristic"],
+        max_hands="3",
+    )
+    spectator = new_page(context.browser.new_context())  # type: ignore[union-attr]
+    spectator.goto(f"{site}/games/{game_id}")
+
+    played = play_to_end(page, {"spectator": spectator})
+
+    record = record_of(site, game_id)
+    assert len(record["deals"]) == 3
+    exchanged = [hand["exchange"] for hand in record["hands"] if hand["exchange"]]
+    assert exchanged, "no exchange in three hands"
+    gives = [action for action in record["actions"] if action["type"] == "give"]
+    assert played.choices.get("give", 0) == sum(1 for g in gives if g["seat"] == 0)
+    assert_nothing_hidden_was_shown(played, record)
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_it_plays_the_calls_preset_with_no_trumps_and_misere_buttons(
+    site: str, context: BrowserContext
+) -> None:
+    page = new_page(context)
+    sign_up(page, site, "cai")
+    game_id = create_table(
+        page, site, preset="calls", bots=["house:random", "house:heuristic"], max_hands="3"
+    )
+
+    played = play_to_end(page, {})
+
+    record = record_of(site, game_id)
+    assert [hand["dealer"] for hand in record["hands"]].count(0) == 1  # each deals once
+    assert played.calls_offered == {"C", "D", "H", "S", "NT", "MIZ"}
+    assert "suit" in played.buttons
+    assert_nothing_hidden_was_shown(played, record)
+
+
+def test_it_sends_a_browser_to_log_in_and_back(site: str, context: BrowserContext) -> None:
+    page = new_page(context)
+    page.goto(f"{site}/signup")
+    page.fill("input[name=username]", "x")
+    page.fill("input[name=password]", "short")
+    page.click("form button[type=submit]")
+    assert page.locator('[data-error-for="username"]').count() == 1
+    assert page.locator('[data-error-for="password"]').count() == 1
+    screenshots(page, "signup-errors")
+    sign_up(page, site, "dan")
+    page.click("[data-action=logout]")
+    page.goto(f"{site}/login?next=/lobby")
+    page.fill("input[name=username]", "dan")
+    page.fill("input[name=password]", "correct horse battery 9")
+    page.click("form button[type=submit]")
+    page.wait_for_url(re.compile(r"/lobby$"))
+    assert page.locator("#create-table").count() == 1
