@@ -14,7 +14,7 @@ export HOST WEB_PORT
 CI_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/sergeant
 CI_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test venv lint schema suite suite-service suite-embedded services compose-check
+.PHONY: run test venv lint schema suite suite-service suite-embedded services compose-check browser
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,11 +38,11 @@ run: venv
 ## With CI=true: starts PostgreSQL and Redis if down, checks docker-compose.yml, and runs the
 ## suite twice, in service mode and on the embedded default.
 ifeq ($(CI),true)
-test: lint schema services compose-check
+test: lint schema services compose-check browser
 	$(MAKE) --no-print-directory suite-service
 	$(MAKE) --no-print-directory suite-embedded
 else
-test: lint schema suite
+test: lint schema browser suite
 endif
 
 lint: venv
@@ -70,6 +70,14 @@ suite-service: venv
 
 suite-embedded: venv
 	$(call pytest_run,embedded default,env -u DATABASE_URL -u REDIS_URL)
+
+## browser: Debian's chromium for the pages' tests (Playwright drives it; it cannot download
+## its own browsers here), installed when missing.
+browser:
+	command -v chromium >/dev/null || { \
+		$$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
+		$$( [ "$$(id -u)" = 0 ] || echo sudo ) env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq chromium >/dev/null; }
 
 ## services: PostgreSQL and Redis on this machine, started when they are down.
 services:

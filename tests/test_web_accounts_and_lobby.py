@@ -1,0 +1,280 @@
+"""The pages' accounts (sign up, log in, log out), the API reached with the session cookie,
+the lobby's forms, the game page's views, and the error pages (server-rendered; no browser)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from accounts.models import ApiToken, Player
+from accounts.services import create_bot_player, create_person
+from games import services
+from games.models import Game, Table
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "a long pass phrase"
+
+
+def csrf_client() -> Client:
+    return Client(enforce_csrf_checks=True)
+
+
+def csrf_token(client: Client, path: str = "/login") -> str:
+    client.get(path)
+    return str(client.cookies["csrftoken"].value)
+
+
+def logged_in(username: str = "ann") -> tuple[Client, Player]:
+    person = create_person(username, password=PASSWORD)
+    client = csrf_client()
+    token = csrf_token(client)
+    response = client.post(
+        "/login", {"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token}
+    )
+    assert response.status_code == 302
+    return client, person
+
+
+def test_it_signs_a_person_up_and_logs_them_in() -> None:
+    client = csrf_client()
+    token = csrf_token(client, "/signup")
+
+    response = client.post(
+        "/signup?next=/lobby",
+        {"username": "ann", "password": PASSWORD, "csrfmiddlewaretoken": token},
+    )
+
+    assert response.status_code == 302 and response["Location"] == "/lobby"
+    assert "ann" in client.get("/").content.decode()
+    assert Player.objects.get(username="ann").check_password(PASSWORD)
+    # The browser session's API token, and no other token made for a page's sign-up.
+    assert list(ApiToken.objects.values_list("name", flat=True)) == ["web session"]
+
+
+def test_it_shows_sign_up_errors_next_to_their_fields() -> None:
+    create_person("taken", password=PASSWORD)
+    client = Client()
+
+    bad = client.post("/signup", {"username": "x!", "password": "short"}).content.decode()
+    taken = client.post("/signup", {"username": "Taken", "password": PASSWORD}).content.decode()
+
+    assert 'data-error-for="username"' in bad and "3 to 30 characters" in bad
+    assert 'data-error-for="password"' in bad
+    assert re.search(r'data-error-for="username">[^<]*taken', taken)
+
+
+def test_it_refuses_a_form_sent_without_its_csrf_token() -> None:
+    client = csrf_client()
+
+    response = client.post("/signup", {"username": "ann", "password": PASSWORD})
+
+    assert response.status_code == 403
+    assert "security token" in response.content.decode()
+    assert not Player.objects.filter(username="ann").exists()
+
+
+def test_it_logs_in_and_honours_next_but_not_to_another_site() -> None:
+    create_person("ann", password=PASSWORD)
+    client = Client()
+
+    wrong = client.post("/login", {"username": "ann", "password": "nope nope nope"})
+    inside = client.post("/login?next=/tournaments", {"username": "ann", "password": PASSWORD})
+    outside = client.post(
+        "/login?next=https://evil.example/", {"username": "ann", "password": PASSWORD}
+    )
+
+    assert wrong.status_code == 400 and 'data-error-for="password"' in wrong.content.decode()
+    assert inside["Location"] == "/tournaments"
+    assert outside["Location"] == "/"
+
+
+def test_it_lets_the_page_use_the_api_with_the_session_cookie_and_its_csrf_token() -> None:
+    client, _ = logged_in()
+    token = str(client.cookies["csrftoken"].value)
+    body = {"rules": "classic", "rated": False, "move_seconds": 60}
+
+    me = client.get("/api/v1/me")
+    without_csrf = client.post("/api/v1/tables", body, content_type="application/json")
+    with_csrf = client.post(
+        "/api/v1/tables", body, content_type="application/json", HTTP_X_CSRFTOKEN=token
+    )
+
+    assert me.status_code == 200 and me.json()["username"] == "ann"
+    assert set(me.json()["scopes"]) == {"play", "organise"}
+    assert without_csrf.status_code == 403
+    assert without_csrf.json()["error"]["code"] == "csrf_failed"
+    assert with_csrf.status_code == 201
+    assert Table.objects.count() == 1
+
+
+def test_it_ends_the_api_session_at_log_out() -> None:
+    client, _ = logged_in()
+    token = str(client.cookies["csrftoken"].value)
+
+    client.post("/logout", {"csrfmiddlewaretoken": token})
+
+    assert client.get("/api/v1/me").status_code == 401
+    assert ApiToken.objects.get(name="web session").revoked_at is not None
+
+
+def test_it_prefers_an_authorization_header_to_the_session() -> None:
+    client, _ = logged_in()
+    bob = create_person("bob", password=PASSWORD)
+    _, key = services_token(bob)
+
+    me = client.get("/api/v1/me", HTTP_AUTHORIZATION=f"Token {key}")
+
+    assert me.json()["username"] == "bob"
+
+
+def services_token(player: Player) -> tuple[ApiToken, str]:
+    from accounts.services import new_token
+
+    return new_token(player, scopes=["play"], name="test")
+
+
+def test_it_creates_a_table_with_house_bots_and_goes_to_its_game() -> None:
+    client, ann = logged_in()
+    token = str(client.cookies["csrftoken"].value)
+
+    response = client.post(
+        "/lobby",
+        {
+            "csrfmiddlewaretoken": token,
+            "preset": "kitty-first",
+            "move_seconds": "30",
+            "my_seat": "1",
+            "rated": "on",
+            "seat_0": "house:heuristic",
+            "seat_2": "house:random",
+            "max_hands": "2",
+        },
+    )
+
+    game = Game.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}"
+    assert game.rules == {"preset": "kitty-first", "max_hands": 2}
+    assert game.move_seconds == 30 and game.rated
+    assert [s["username"] for s in game.seats] == ["house:heuristic", "ann", "house:random"]
+    page = client.get(f"/games/{game.pk}").content.decode()
+    assert f'data-game-id="{game.pk}"' in page and 'data-your-seat="1"' in page
+
+
+def test_it_refuses_a_bot_in_the_creators_own_seat_and_bad_options() -> None:
+    client, _ = logged_in()
+
+    response = client.post(
+        "/lobby",
+        {
+            "csrfmiddlewaretoken": str(client.cookies["csrftoken"].value),
+            "preset": "classic",
+            "move_seconds": "0",
+            "my_seat": "0",
+            "seat_0": "house:random",
+        },
+    )
+
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert 'data-error-for="seat_0"' in page and 'data-error-for="move_seconds"' in page
+    assert not Table.objects.exists()
+
+
+def test_it_seats_the_creators_own_bot_but_offers_no_one_elses() -> None:
+    client, ann = logged_in()
+    create_bot_player(ann, username="annbot")
+    bob = create_person("bob", password=PASSWORD)
+    create_bot_player(bob, username="bobbot")
+
+    page = client.get("/lobby").content.decode()
+
+    assert 'value="annbot"' in page and "bobbot" not in page
+
+
+def test_it_joins_leaves_and_cancels_open_tables_from_the_lobby() -> None:
+    client, ann = logged_in()
+    bob = create_person("bob", password=PASSWORD)
+    token = str(client.cookies["csrftoken"].value)
+    bobs = services.create_table(bob, rules="classic", rated=False, move_seconds=60, seat=0)
+    mine = services.create_table(ann, rules="classic", rated=False, move_seconds=60, seat=0)
+
+    lobby = client.get("/lobby").content.decode()
+    client.post(f"/tables/{bobs.pk}/join", {"seat": "2", "csrfmiddlewaretoken": token})
+    after_join = [s.player_id for s in bobs.seats.order_by("seat")]
+    client.post(f"/tables/{bobs.pk}/leave", {"csrfmiddlewaretoken": token})
+    refused = client.post(f"/tables/{bobs.pk}/cancel", {"csrfmiddlewaretoken": token})
+    client.post(f"/tables/{mine.pk}/cancel", {"csrfmiddlewaretoken": token})
+
+    assert f'id="table-{bobs.pk}"' in lobby and 'data-action="join"' in lobby
+    assert after_join == [bob.pk, None, ann.pk]
+    assert not bobs.seats.filter(player=ann).exists()
+    assert refused.status_code == 302 and Table.objects.filter(pk=bobs.pk).exists()
+    assert not Table.objects.filter(pk=mine.pk).exists()
+
+
+def test_it_sends_a_visitor_who_wants_to_join_to_log_in() -> None:
+    bob = create_person("bob", password=PASSWORD)
+    table = services.create_table(bob, rules="classic", rated=False, move_seconds=60, seat=0)
+
+    response = Client().post(f"/tables/{table.pk}/join", {"seat": "1"})
+
+    assert response.status_code == 302
+    assert response["Location"].startswith(f"/login?next=/tables/{table.pk}/join")
+
+
+def test_it_shows_a_spectator_the_public_view_without_any_hand() -> None:
+    ann, bob, cy = (create_person(n, password=PASSWORD) for n in ("ann", "bob", "cy"))
+    table = services.create_table(ann, rules="classic", rated=False, move_seconds=60, seat=0)
+    services.join_table(bob, table_id=table.pk, seat=None)
+    services.join_table(cy, table_id=table.pk, seat=None)
+    game = Game.objects.get()
+    hands = game.engine().view(0)["your_hand"], game.engine().view(1)["your_hand"]
+
+    page = Client().get(f"/games/{game.pk}").content.decode()
+    part = Client().get(f"/games/{game.pk}/table").content.decode()
+
+    for shown in (page, part):
+        assert f'data-game-id="{game.pk}"' in shown and "data-your-seat" not in shown
+        assert 'data-status="playing"' in shown
+        for card in {*hands[0], *hands[1]}:
+            assert f'"{card}"' not in shown and f"'{card}'" not in shown
+    assert part.lstrip().startswith("<main")
+
+
+def test_it_answers_browsers_with_html_404s_and_the_api_with_json() -> None:
+    client = Client()
+
+    page = client.get("/no-such-page")
+    game = client.get("/games/999999")
+    api = client.get("/api/v1/no-such-thing")
+
+    assert page.status_code == 404 and "text/html" in page["Content-Type"]
+    assert "There is no page" in page.content.decode()
+    assert game.status_code == 404 and "text/html" in game["Content-Type"]
+    assert api.status_code == 404 and api.json()["error"]["code"] == "not_found"
+
+
+def test_it_shows_the_start_page_to_visitors_and_the_games_waiting_on_a_person() -> None:
+    visitor = Client().get("/").content.decode()
+    ann = create_person("ann", password=PASSWORD)
+    client = Client()
+    client.force_login(ann)
+    services.set_up_table(
+        ann,
+        rules="classic",
+        rated=False,
+        move_seconds=60,
+        seat=0,
+        bots={1: "house:random", 2: "house:random"},
+    )
+    game = Game.objects.get()
+
+    home = client.get("/").content.decode()
+
+    assert "/signup" in visitor and "/login" in visitor
+    assert f'data-game-id="{game.pk}"' in home
+    # The first dealer is drawn at random; the dealer acts first (trump).
+    assert (f'data-waiting-game="{game.pk}"' in home) == (0 in game.to_act)
