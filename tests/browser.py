@@ -11,7 +11,7 @@ import contextlib
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,10 +155,16 @@ def wait_for_change(page: Page, version: str | None, timeout: float = 20_000) ->
     )
 
 
-def play_to_end(page: Page, watchers: dict[str, Page], limit: float = 300) -> Play:
+def play_to_end(
+    page: Page,
+    watchers: dict[str, Page],
+    limit: float = 300,
+    on_click: Callable[[int], None] | None = None,
+) -> Play:
     """Play the page's seat to the end of the game by clicking: a legal card or call or bid
     when it is the seat's turn, chosen cards and the receiving seat for a discard or a give.
-    Before every click, each page in ``watchers`` and ``page`` itself is snapshot."""
+    Before every click, each page in ``watchers`` and ``page`` itself is snapshot; after
+    each, ``on_click`` is called with the number of clicks so far."""
     played = Play()
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
@@ -203,6 +209,8 @@ def play_to_end(page: Page, watchers: dict[str, Page], limit: float = 300) -> Pl
             continue
         played.clicks += 1
         wait_for_change(page, version)
+        if on_click:
+            on_click(played.clicks)
     raise AssertionError(f"the game did not end within {limit} s")
 
 

@@ -137,7 +137,7 @@ def services_token(player: Player) -> tuple[ApiToken, str]:
 
 
 def test_it_creates_a_table_with_house_bots_and_goes_to_its_game() -> None:
-    client, ann = logged_in()
+    client, _ = logged_in()
     token = str(client.cookies["csrftoken"].value)
 
     response = client.post(
@@ -278,3 +278,80 @@ def test_it_shows_the_start_page_to_visitors_and_the_games_waiting_on_a_person()
     assert f'data-game-id="{game.pk}"' in home
     # The first dealer is drawn at random; the dealer acts first (trump).
     assert (f'data-waiting-game="{game.pk}"' in home) == (0 in game.to_act)
+
+
+def seated_game(preset: str) -> tuple[Game, list[Player]]:
+    people = [create_person(n, password=PASSWORD) for n in ("ann", "bob", "cy")]
+    table = services.create_table(people[0], rules=preset, rated=False, move_seconds=600, seat=0)
+    for person in people[1:]:
+        services.join_table(person, table_id=table.pk, seat=None)
+    return Game.objects.get(), people
+
+
+def play_until(game: Game, people: list[Player], phase: str) -> Game:
+    """Act for whoever is to act (their first legal action) until the game reaches ``phase``."""
+    for _ in range(400):
+        game.refresh_from_db()
+        if game.phase == phase:
+            return game
+        seat = game.to_act[0]
+        engine = game.engine()
+        action = engine.fallback_action(seat).to_dict()
+        services.submit_action(
+            people[seat], game_id=game.pk, action=action, expected_version=game.version
+        )
+    raise AssertionError(f"never reached {phase}")
+
+
+def page_of(person: Player, game: Game) -> str:
+    client = Client()
+    client.force_login(person)
+    return str(client.get(f"/games/{game.pk}/table").content.decode())
+
+
+def test_it_offers_the_woburn_bids_and_pass_to_the_bidder_only() -> None:
+    game, people = seated_game("woburn")
+    game = play_until(game, people, "bid")
+    bidder = game.to_act[0]
+    legal = {a["tricks"] for a in game.engine().view(bidder)["legal_actions"] if a["type"] == "bid"}
+
+    mine = page_of(people[bidder], game)
+    other = page_of(people[(bidder + 1) % 3], game)
+
+    enabled = set(
+        map(int, re.findall(r'data-bid="(\d+)" data-send="[^"]*" aria-label="[^"]*">', mine))
+    )
+    assert enabled == legal
+    assert re.search(r'data-action="pass" data-send=\S+>', mine)
+    assert "data-bid=" not in other and 'data-action="pass"' not in other
+
+
+def test_it_offers_the_single_kitty_swap_of_any_card_or_none() -> None:
+    game, people = seated_game("9-5-3-single-kitty")
+    game = play_until(game, people, "swap")
+    holder = game.to_act[0]
+    hand = game.engine().view(holder)["your_hand"]
+
+    page = page_of(people[holder], game)
+
+    for card in hand:
+        assert re.search(rf'data-card="{card}" data-send="[^"]*swap[^"]*"', page)
+    assert 'data-action="no_swap"' in page
+    face_up = game.engine().view(None)["face_up"]
+    assert f'data-card="{face_up}"' in page
+
+
+def test_it_lets_the_dealer_pick_a_discard_and_shows_the_kitty_to_the_dealer_only() -> None:
+    game, people = seated_game("kitty-first")
+    game = play_until(game, people, "discard")
+    dealer = game.to_act[0]
+    kitty = game.engine().view(dealer)["your_kitty"]
+
+    page = page_of(people[dealer], game)
+    other = page_of(people[(dealer + 1) % 3], game)
+
+    assert 'data-choice="discard" data-count="4"' in page
+    assert page.count('aria-pressed="false"') >= 20  # the 20 cards of hand and kitty
+    assert 'data-action="confirm" disabled' in page
+    for card in kitty:
+        assert f'data-card="{card}"' in page and f'"{card}"' not in other

@@ -136,11 +136,25 @@ def test_it_plays_an_exchange_through_the_page_in_a_four_handed_game(
         bots=["house:heuristic", "house:random", "house:heuristic"],
         max_hands="3",
     )
-    spectator = new_page(context.browser.new_context())  # type: ignore[union-attr]
+    spectator_context = context.browser.new_context()  # type: ignore[union-attr]
+    spectator = new_page(spectator_context)
     spectator.goto(f"{site}/games/{game_id}")
+    versions_while_offline = []
 
-    played = play_to_end(page, {"spectator": spectator})
+    def drop_the_spectators_connection(clicks: int) -> None:
+        if clicks == 3:
+            spectator_context.set_offline(True)
+        elif 3 < clicks < 8:
+            versions_while_offline.append(table(spectator)["version"])
+        elif clicks == 8:
+            spectator_context.set_offline(False)
 
+    played = play_to_end(page, {"spectator": spectator}, on_click=drop_the_spectators_connection)
+
+    # Offline, the spectator's page stood still and said so; back online it caught up.
+    assert len(set(versions_while_offline)) == 1
+    spectator.locator('[data-testid="result"]').wait_for()
+    assert table(spectator)["version"] == table(page)["version"]
     record = record_of(site, game_id)
     assert len(record["deals"]) == 3
     exchanged = [hand["exchange"] for hand in record["hands"] if hand["exchange"]]
