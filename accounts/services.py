@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.auth import BOT_SCOPES, HUMAN_SCOPES, SESSION_TOKEN_NAME, issue_token
+from accounts.auth import BOT_SCOPES, HUMAN_SCOPES, SESSION_TOKEN_NAME, issue_token, session_store
 from accounts.models import ApiToken, Player
 from core.errors import Conflict, Invalid, NotAllowed, NotAuthenticated, NotFound
 
@@ -70,6 +72,17 @@ def close_browser_session(*, token_id: object) -> None:
         ApiToken.objects.filter(pk=token_id, revoked_at__isnull=True).update(
             revoked_at=timezone.now()
         )
+
+
+def end_expired_browser_sessions() -> int:
+    """Delete the expired browser sessions and revoke the API tokens of sessions that can no
+    longer be alive (a session lasts at most SESSION_COOKIE_AGE from its log-in); returns
+    how many tokens were revoked."""
+    session_store(None).clear_expired()
+    oldest_alive = timezone.now() - timedelta(seconds=settings.SESSION_COOKIE_AGE)
+    return ApiToken.objects.filter(
+        name=SESSION_TOKEN_NAME, revoked_at__isnull=True, created_at__lt=oldest_alive
+    ).update(revoked_at=timezone.now())
 
 
 def log_in(username: str, *, password: str, scopes: Iterable[str] | None, name: str) -> str:

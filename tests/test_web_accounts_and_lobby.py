@@ -355,3 +355,37 @@ def test_it_lets_the_dealer_pick_a_discard_and_shows_the_kitty_to_the_dealer_onl
     assert 'data-action="confirm" disabled' in page
     for card in kitty:
         assert f'data-card="{card}"' in page and f'"{card}"' not in other
+
+
+def test_it_revokes_the_tokens_of_browser_sessions_that_have_expired() -> None:
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+
+    from accounts.services import end_expired_browser_sessions
+
+    client, _ = logged_in()
+    logged_in("bob")
+    old = ApiToken.objects.get(player__username="ann")
+    ApiToken.objects.filter(pk=old.pk).update(
+        created_at=timezone.now() - timedelta(seconds=settings.SESSION_COOKIE_AGE + 60)
+    )
+
+    assert end_expired_browser_sessions() == 1
+
+    assert client.get("/api/v1/me").status_code == 401
+    assert ApiToken.objects.get(player__username="bob").revoked_at is None
+
+
+def test_it_answers_a_server_error_with_an_html_page_or_the_apis_json() -> None:
+    from django.test import RequestFactory
+
+    from web.views.errors import server_error
+
+    page = server_error(RequestFactory().get("/lobby"))
+    api = server_error(RequestFactory().get("/api/v1/me"))
+
+    assert page.status_code == 500 and b"Something went wrong" in page.content
+    assert b"<html" in page.content
+    assert api.status_code == 500 and b'"server_error"' in api.content

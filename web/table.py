@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
+
+from django.utils import timezone
 
 from web.templatetags.cards import sort_hand
 
@@ -183,6 +186,7 @@ def table_context(view: dict[str, Any]) -> dict[str, Any]:
     to_act = [names.get(s) for s in view["to_act"]] if view["status"] == "playing" else []
     return {
         "view": view,
+        "seconds_left": _seconds_left(view.get("deadline")),
         "seats": seat_panels(view),
         "hand": hand,
         "controls": controls,
@@ -194,6 +198,15 @@ def table_context(view: dict[str, Any]) -> dict[str, Any]:
         "names": names,
         "record_hands": _record_hands(view, names),
     }
+
+
+def _seconds_left(deadline: str | None) -> float | None:
+    """The move time left now, by the server's clock (the page counts down from it, so a
+    browser's wrong clock does not matter)."""
+    if not deadline:
+        return None
+    left = datetime.fromisoformat(deadline) - timezone.now()
+    return max(0.0, round(left.total_seconds(), 1))
 
 
 def _record_hands(view: dict[str, Any], names: dict[int, str]) -> list[dict[str, Any]]:

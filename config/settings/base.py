@@ -253,6 +253,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 3600.0,
         "options": {"expires": 600.0},
     },
+    # Expired browser sessions of the web pages, and their API tokens.
+    "end-expired-browser-sessions": {
+        "task": "accounts.end_expired_browser_sessions",
+        "schedule": 3600.0,
+        "options": {"expires": 600.0},
+    },
     # Starts tournaments at their starts_at, and advances any round whose task was lost.
     "tournaments-sweep": {
         "task": "tournaments.sweep",

@@ -97,11 +97,13 @@ let clockTimer = null;
 
 function startClock() {
   clearInterval(clockTimer);
-  const clock = table().querySelector(".clock[data-deadline]");
+  const clock = table().querySelector(".clock[data-seconds-left]");
   if (!clock) return;
-  const deadline = Date.parse(clock.dataset.deadline);
+  // Counted from the time left when the server rendered the table (the browser's own clock
+  // may be wrong); the page was rendered a moment ago.
+  const deadline = performance.now() + Number(clock.dataset.secondsLeft) * 1000;
   const tick = () => {
-    const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+    const left = Math.max(0, Math.round((deadline - performance.now()) / 1000));
     const minutes = Math.floor(left / 60);
     clock.textContent = `${minutes}:${String(left % 60).padStart(2, "0")}`;
     clock.classList.toggle("low", left <= 10);
