@@ -64,6 +64,7 @@ class BotForm(forms.Form):
     webhook_url = forms.URLField(
         required=False,
         max_length=500,
+        assume_scheme="https",
         label="Webhook URL",
         help_text="Only for webhook mode: where each turn is sent (https://...).",
         widget=forms.URLInput(attrs={"placeholder": "https://bot.example.org/turn"}),
