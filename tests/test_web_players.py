@@ -168,6 +168,27 @@ def test_it_shows_each_pool_apart_and_marks_bots(client: Client, played: Played)
     assert 'class="badge bot"' in robot.inner
 
 
+def test_it_pages_a_long_leaderboard_keeping_the_pool(
+    client: Client, played: Played, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(player_pages, "LEADERBOARD_PAGE_SIZE", 3)
+    establish([("a", 30.0, 2.0), ("b", 29.0, 2.0)])
+    everyone = [
+        e["username"]
+        for which in ("ranked", "provisional")
+        for e in api(client, f"/ratings?pool=classic&list={which}")["results"]
+    ]
+    assert len(everyone) == 6
+
+    first = get_page(client, "/leaderboard?pool=classic")
+    (next_link,) = re.findall(r'rel="next" href="([^"]+)"', first)
+    second = get_page(client, f"/leaderboard{html.unescape(next_link)}")
+
+    assert "pool=classic" in next_link and "page=2" in next_link
+    assert [r.key for r in rows(first, "username") + rows(second, "username")] == everyone
+    assert 'rel="next"' not in second
+
+
 def test_it_answers_an_unknown_pool_with_a_404_page_naming_the_pools(client: Client) -> None:
     page = get_page(client, "/leaderboard?pool=no-such-pool", status=404)
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 #: The SVG's own units (its ``viewBox``); the page scales it to the width available.
-WIDTH = 480
+WIDTH = 520
 HEIGHT = 220
 #: Room for the y labels (left), the x labels (bottom) and the dots at the edges.
 MARGIN_LEFT = 44
