@@ -4,6 +4,8 @@ drive the pages through them."""
 from django.urls import path
 
 from web.views import accounts, games, home, lobby
+from web.views.bots import my_bots
+from web.views.players import leaderboard, profile
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -24,7 +26,9 @@ urlpatterns = [
     #
     #
     # Leaderboard, profiles and bots
-    #
+    path("leaderboard", leaderboard, name="leaderboard"),
+    path("players/<str:username>", profile, name="player"),
+    path("bots", my_bots, name="bots"),
     #
     # Tournaments
     #

@@ -1,0 +1,135 @@
+"""The leaderboard of a rating pool and a player's profile: ratings per pool with a chart of
+the rating over time, and the match history with its filters and pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+from core.errors import Invalid, NotFound
+from games import selectors as games
+from ratings import selectors as ratings
+from ratings.pools import DEFAULT_POOL, POOL_PRESETS
+from web.charts import LineChart, Point, line_chart
+from web.player_forms import HistoryFilterForm, pool_choices
+
+LEADERBOARD_PAGE_SIZE = 100
+HISTORY_PAGE_SIZE = 25
+
+
+def query(params: QueryDict, **changes: Any) -> str:
+    """``params`` with ``changes`` (None drops a key), as a query string for a link."""
+    copy = params.copy()
+    for key, value in changes.items():
+        copy.pop(key, None)
+        if value not in (None, ""):
+            copy[key] = str(value)
+    for key in [k for k, v in copy.items() if v == ""]:
+        copy.pop(key)
+    encoded = copy.urlencode()
+    return f"?{encoded}" if encoded else "?"
+
+
+@require_safe
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    asked = request.GET.get("pool") or DEFAULT_POOL
+    context: dict[str, Any] = {"pools": pool_choices(), "pool": asked}
+    try:
+        pool = ratings.valid_pool(asked)
+    except Invalid as error:
+        context["unknown_pool"] = error.message
+        return render(request, "web/players/leaderboard.html", context, status=404)
+    # The ranking (established players), then the players whose rating is still provisional.
+    rows = ratings.leaderboard(pool) + ratings.leaderboard(pool, "provisional")
+    page = Paginator(rows, LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
+    context.update(
+        {
+            "presets": POOL_PRESETS[pool],
+            "page": page,
+            "ranked_count": sum(not row["provisional"] for row in rows),
+            "provisional_count": sum(row["provisional"] for row in rows),
+            "previous_query": query(request.GET, page=page.number - 1)
+            if page.has_previous()
+            else "",
+            "next_query": query(request.GET, page=page.number + 1) if page.has_next() else "",
+        }
+    )
+    return render(request, "web/players/leaderboard.html", context)
+
+
+def rating_chart(username: str, pool: str) -> tuple[LineChart | None, list[dict[str, Any]]]:
+    """The chart of the player's rating (ordinal) after each rated game of ``pool``."""
+    points = [
+        ratings.history_point(change) for change in ratings.rating_history(username, pool=pool)
+    ]
+    if not points:
+        return None, points
+    chart = line_chart(
+        [
+            Point(
+                value=point["ordinal"],
+                label=point["at"].strftime("%-d %b %Y"),
+                title=(
+                    f"Game #{point['game']}, {point['at']:%-d %b %Y %H:%M}: "
+                    f"{point['ordinal']:.1f} ({point['ordinal_change']:+.1f})"
+                ),
+                key=str(point["game"]),
+            )
+            for point in points
+        ]
+    )
+    return chart, points
+
+
+@require_safe
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    try:
+        found = games.player_profile(username)
+    except NotFound as error:
+        raise Http404(error.message) from error
+    rated_pools = list(found.get("ratings", {}))
+    asked_pool = request.GET.get("pool")
+    if asked_pool in rated_pools:
+        pool = asked_pool
+    elif rated_pools:
+        pool = DEFAULT_POOL if DEFAULT_POOL in rated_pools else rated_pools[0]
+    else:
+        pool = None
+    chart, points = rating_chart(username, pool) if pool else (None, [])
+
+    form = HistoryFilterForm(request.GET)
+    entries: list[dict[str, Any]] = []
+    page = None
+    if form.is_valid():
+        rows = games.player_history(username, preset=form.preset(), result=form.outcome())
+        page = Paginator(rows, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+        entries = games.history_entries(list(page.object_list))
+    last = points[-1] if points else None
+    context = {
+        "profile": found,
+        "chart_title": f"Rating of {username} in the {pool} pool",
+        "chart_description": (
+            f"{len(points)} rated game{'s' if len(points) != 1 else ''} from "
+            f"{points[0]['at']:%-d %b %Y} to {last['at']:%-d %b %Y}; rating now "
+            f"{last['ordinal']:.1f}"
+        )
+        if last
+        else "",
+        "ratings": found.get("ratings", {}),
+        "chart_pool": pool,
+        "chart": chart,
+        "points": points,
+        "form": form,
+        "filtered": bool(form.is_valid() and (form.preset() or form.outcome())),
+        "page": page,
+        "entries": entries,
+        "previous_query": query(request.GET, page=page.number - 1)
+        if page and page.has_previous()
+        else "",
+        "next_query": query(request.GET, page=page.number + 1) if page and page.has_next() else "",
+    }
+    return render(request, "web/players/profile.html", context, status=400 if form.errors else 200)
