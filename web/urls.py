@@ -3,7 +3,7 @@ drive the pages through them."""
 
 from django.urls import path
 
-from web.views import accounts, games, home, lobby
+from web.views import accounts, games, home, lobby, replay
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -21,6 +21,7 @@ urlpatterns = [
     path("games/<int:game_id>/table", games.table_part, name="game-table"),
     #
     # Replay
+    path("games/<int:game_id>/replay", replay.replay, name="game-replay"),
     #
     #
     # Leaderboard, profiles and bots
