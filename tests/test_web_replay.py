@@ -391,6 +391,7 @@ def test_it_shows_the_swap_of_the_single_kitty(client: Client, people: list[Play
     start = replay(client, game_id, 0).main.one(aria_label="Kitty")
     assert start.cards() == face_up
     swaps = [(n, a) for n, a in enumerate(record["actions"], 1) if a["type"] == "swap"]
+    assert swaps, "someone swaps in this game"
     for number, action in swaps:
         kitty = replay(client, game_id, number).main.one(aria_label="Kitty")
         assert kitty.cards() == [*face_up, action["card"]]

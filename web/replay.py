@@ -422,6 +422,7 @@ def _state(
         leader = finished_trick["leader"]
         in_trick = {(leader + i) % players: c for i, c in enumerate(finished_trick["cards"])}
         trick_done, winner = True, names.get(finished_trick["winner"], "")
+    bots = {int(s["seat"]) for s in record["seats"] if s.get("is_bot")}
     targets = public["targets"] or [None] * players
     to_act = [] if over else public["to_act"]
     seats = []
@@ -431,7 +432,7 @@ def _state(
             SeatState(
                 seat=seat,
                 name=names.get(seat, f"seat {seat}"),
-                is_bot=bool(record["seats"][seat].get("is_bot")),
+                is_bot=seat in bots,
                 position=positions[seat],
                 role=_role(seat, dealer, players),
                 target=targets[seat],
