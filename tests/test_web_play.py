@@ -116,8 +116,14 @@ def test_it_lets_a_new_person_play_a_whole_game_against_house_bots_while_a_spect
     assert page.errors == [] and spectator.errors == []  # type: ignore[attr-defined]
     spectator_context.close()
 
+    # The game is in the player's match history, and leads back to its page.
+    page.goto(f"{site}/players/ann")
+    row = page.locator(f'tr[data-game-id="{game_id}"]')
+    assert row.count() == 1
+    screenshots(page, "profile")
+    row.locator(f'a[href="/games/{game_id}"]').first.click()
+    page.wait_for_url(f"{site}/games/{game_id}")
     # After the end, the record is everyone's: every dealt card is on the page.
-    page.goto(f"{site}/games/{game_id}")
     first_deal = {card for hand in record["deals"][0]["hands"] for card in hand}
     assert first_deal <= set(
         page.locator(".record [data-card]").evaluate_all("els => els.map(e => e.dataset.card)")

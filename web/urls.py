@@ -3,7 +3,7 @@ drive the pages through them."""
 
 from django.urls import path
 
-from web.views import accounts, games, home, lobby
+from web.views import accounts, games, home, lobby, replay
 from web.views.bots import my_bots
 from web.views.players import leaderboard, profile
 
@@ -23,6 +23,7 @@ urlpatterns = [
     path("games/<int:game_id>/table", games.table_part, name="game-table"),
     #
     # Replay
+    path("games/<int:game_id>/replay", replay.replay, name="game-replay"),
     #
     #
     # Leaderboard, profiles and bots

@@ -9,7 +9,9 @@ read, 2 otherwise. Needs no database and no Django settings.
 >>> replay_case(case, "x.json")["error"]
 'deals must be a non-empty list'
 
-Programmatic use: :func:`replay_case` (a parsed document) and :func:`replay_file` (a path).
+Programmatic use: :func:`replay_case` (a parsed document), :func:`replay_file` (a path), and
+:func:`load_case`: the game a document starts from (dealt, no action applied yet) and its
+actions, to apply one at a time (the web replay steps through a record this way).
 """
 
 from __future__ import annotations
@@ -24,45 +26,48 @@ from .errors import EngineError, IllegalAction
 from .game import Game
 from .rules import Rules
 
-__all__ = ["main", "replay_case", "replay_file"]
+__all__ = ["CaseError", "load_case", "main", "replay_case", "replay_file"]
 
 
-class _CaseError(Exception):
-    pass
+class CaseError(ValueError):
+    """A replay document that cannot be replayed (the message says why)."""
 
 
-def _load_game(data: object) -> tuple[Game, list[Any]]:
+def load_case(data: object) -> tuple[Game, list[Any]]:
+    """The game of a replay document (or a record), dealt and before its first action, and
+    the document's actions in order (each ``{"seat": S, "type": ...}``, for
+    :meth:`Game.apply_dict`). Raises :class:`CaseError` for a malformed document."""
     if not isinstance(data, Mapping):
-        raise _CaseError("a replay file must hold a JSON object")
+        raise CaseError("a replay file must hold a JSON object")
     if "rules" not in data:
-        raise _CaseError("missing 'rules'")
+        raise CaseError("missing 'rules'")
     try:
         rules = Rules.from_dict(data["rules"])
     except EngineError as error:
-        raise _CaseError(f"rules: {error}") from None
+        raise CaseError(f"rules: {error}") from None
     first = data.get("first_dealer")
     if type(first) is not int or not 0 <= first < rules.players:
-        raise _CaseError(f"first_dealer must be a seat 0..{rules.players - 1}, not {first!r}")
+        raise CaseError(f"first_dealer must be a seat 0..{rules.players - 1}, not {first!r}")
     deals_raw = data.get("deals")
     if not isinstance(deals_raw, list) or not deals_raw:
-        raise _CaseError("deals must be a non-empty list")
+        raise CaseError("deals must be a non-empty list")
     deals = []
     for number, raw in enumerate(deals_raw):
         try:
             deals.append(Deal.from_dict(raw, rules))
         except EngineError as error:
-            raise _CaseError(f"deal {number}: {error}") from None
+            raise CaseError(f"deal {number}: {error}") from None
     actions = data.get("actions")
     if not isinstance(actions, list):
-        raise _CaseError("actions must be a list")
+        raise CaseError("actions must be a list")
     return Game.from_deals(rules, deals, first), actions
 
 
 def replay_case(data: object, file: str = "") -> dict[str, Any]:
     """Replay a parsed replay document; returns the docs/replay.md output object."""
     try:
-        game, actions = _load_game(data)
-    except _CaseError as error:
+        game, actions = load_case(data)
+    except CaseError as error:
         return {"file": file, "error": str(error)}
     steps = []
     for action in actions:
