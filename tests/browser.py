@@ -191,7 +191,13 @@ def play_to_end(
                 count = int(targets.first.get_attribute("data-count") or 0)
                 played.buttons.add("to")
             for index in range(count):
-                picks.nth(index).click()
+                try:
+                    picks.nth(index).click(timeout=5_000)
+                except PlaywrightTimeout as error:
+                    raise AssertionError(
+                        f"pick {index} of {count} at {shown} gone: now {table(page)}, html: "
+                        + page.locator("main").inner_html()[:3000]
+                    ) from error
                 assert picks.nth(index).get_attribute("aria-pressed") == "true"
             page.click("[data-action=confirm]")
             played.choices[kind] = played.choices.get(kind, 0) + 1
@@ -208,7 +214,11 @@ def play_to_end(
                 wait_for_change(page, version, timeout=5_000)
             continue
         played.clicks += 1
-        wait_for_change(page, version)
+        try:
+            wait_for_change(page, version, timeout=60_000)
+        except PlaywrightTimeout as error:
+            said = page.locator(".action-error, #connection").all_inner_texts()
+            raise AssertionError(f"the click at v{version} changed nothing: {said}") from error
         if on_click:
             on_click(played.clicks)
     raise AssertionError(f"the game did not end within {limit} s")
