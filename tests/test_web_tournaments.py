@@ -133,8 +133,8 @@ def test_it_lists_running_upcoming_and_finished_tournaments_apart() -> None:
         assert len(shown) == 1, name
     running_row = groups["running"].split(f'data-tournament-id="{running.pk}"')[1]
     assert "Swiss" in running_row and "classic" in running_row
-    assert re.search(r'<td class="num">3</td>', running_row)  # entrants
-    assert re.search(r'<td class="num">1 of 3</td>', running_row)  # rounds
+    assert re.search(r'<td class="num" data-label="Entrants">3</td>', running_row)
+    assert re.search(r'<td class="num" data-label="Rounds">1 of 3</td>', running_row)
     assert "<time" in running_row  # the start time
     assert "when an organiser starts it" in groups["upcoming"]
 
@@ -179,21 +179,30 @@ def test_it_creates_a_tournament_with_every_setting_of_the_form() -> None:
 
 
 @pytest.mark.django_db
-def test_it_shows_the_apis_errors_next_to_the_fields() -> None:
+def test_it_shows_every_error_next_to_its_field_at_once() -> None:
     client = logged_in(person("ann"))
 
     response = client.post(
         "/tournaments/new",
-        {**FORM, "move_seconds": "0", "points_by_rank": "3, 1", "max_players": "2"},
+        {
+            **FORM,
+            "name": "",
+            "rounds": "three",
+            "move_seconds": "0",
+            "points_by_rank": "3, 1",
+            "max_players": "2",
+        },
     )
 
     page = html(response)
     assert response.status_code == 400
     assert not Tournament.objects.exists()
-    for field in ("move_seconds", "points_by_rank", "max_players"):
+    # Read by the form (name, rounds), checked by the API's serializer (the others).
+    for field in ("name", "rounds", "move_seconds", "points_by_rank", "max_players"):
         assert f'data-error-for="{field}"' in page, field
-    assert 'data-error-for="name"' not in page
-    assert 'value="Spring series"' in page  # what was typed stays
+    assert 'data-error-for="round_minutes"' not in page
+    assert "Ensure this field has at least 3 elements." in page
+    assert 'value="90"' in page  # what was typed stays
 
 
 @pytest.mark.django_db

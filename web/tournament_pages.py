@@ -159,9 +159,11 @@ class TournamentForm(forms.Form):
         return cls(data, initial=initial, prefix="settings")
 
     def settings(self, changed_only: bool = False) -> dict[str, Any]:
-        """The settings as the API takes them (all, or only those the person changed)."""
+        """The settings as the API takes them (all, or only those the person changed), of
+        the fields that could be read."""
         data = self.cleaned_data
         names = set(self.changed_data) if changed_only else set(self.fields)
+        names &= set(data)
         out = {name: data[name] for name in SAME_NAME if name in names}
         if "preset" in names:
             out["rules"] = data["preset"]
@@ -170,17 +172,18 @@ class TournamentForm(forms.Form):
         return out
 
     def validated(self, changed_only: bool = False) -> dict[str, Any] | None:
-        """The settings checked by the API's serializer, or None with its errors placed."""
-        if not self.is_valid():
-            return None
+        """The settings checked by the API's serializer, or None with its errors placed
+        (all of them at once: also when a field could not be read as a number or a time)."""
+        readable = self.is_valid()
         serializer = TournamentSettingsSerializer(
             data=self.settings(changed_only), partial=changed_only
         )
-        if serializer.is_valid():
+        if serializer.is_valid() and readable:
             return dict(serializer.validated_data)
         for setting, problems in serializer.errors.items():
             name = FIELD_OF_SETTING.get(setting, setting)
-            self.add_error(name if name in self.fields else None, flat_messages(problems))
+            if name not in self.errors:  # a field that could not be read: said already
+                self.add_error(name if name in self.fields else None, flat_messages(problems))
         return None
 
     def place_domain_error(self, code: str, message: str) -> None:
