@@ -139,6 +139,21 @@ def test_it_lists_running_upcoming_and_finished_tournaments_apart() -> None:
     assert "when an organiser starts it" in groups["upcoming"]
 
 
+@pytest.mark.django_db
+def test_it_pages_the_finished_tournaments() -> None:
+    ann = person("ann")
+    made = [new_tournament(ann, [], name=f"Old {n:02d}") for n in range(22)]
+    Tournament.objects.filter(pk__in=[t.pk for t in made]).update(status="finished")
+
+    first = section(html(Client().get("/tournaments")), 'data-group="finished"')
+    second = section(html(Client().get("/tournaments?page=2")), 'data-group="finished"')
+
+    newest_first = [str(t.pk) for t in reversed(made)]
+    assert re.findall(r'data-tournament-id="(\d+)"', first) == newest_first[:20]
+    assert re.findall(r'data-tournament-id="(\d+)"', second) == newest_first[20:]
+    assert 'href="?page=2#finished"' in first and 'href="?page=1#finished"' in second
+
+
 # --- The organiser's form -------------------------------------------------------------------
 
 
@@ -263,6 +278,21 @@ def test_it_lets_the_organiser_add_house_bots_and_people_then_start() -> None:
     assert 'data-action="remove-entrant"' in page  # now: withdraw an entrant
     assert standings_on_page(page) == [row["username"] for row in api_standings(tournament.pk)]
     assert 'data-live-url="/tournaments/' in page and "tournament.js" in page
+
+
+@pytest.mark.django_db
+def test_it_lets_the_organiser_withdraw_an_entrant_once_it_runs() -> None:
+    ann, bob, cat, dan = person("ann"), person("bob"), person("cat"), person("dan")
+    tournament = new_tournament(ann, [bob, cat, dan], rounds=2)
+    services.start(ann, tournament.pk)
+    base = f"/tournaments/{tournament.pk}"
+
+    page = html(logged_in(ann).post(f"{base}/entrants/remove", {"name": "dan"}, follow=True))
+
+    assert Entrant.objects.get(tournament=tournament, name="dan").status == "withdrawn"
+    row = section(page, 'id="standings"').split('data-username="dan"', 1)[1].split("</tr>")[0]
+    assert '<span class="badge">withdrawn</span>' in row
+    assert 'aria-label="Withdraw bob"' in page and 'aria-label="Withdraw dan"' not in page
 
 
 @pytest.mark.django_db

@@ -52,13 +52,14 @@ POLL_SECONDS = {"registering": 10, "running": 4}
 @require_safe
 def tournament_list(request: HttpRequest) -> HttpResponse:
     def summaries(status: str) -> list[dict[str, Any]]:
-        return [selectors.tournament_summary(t) for t in selectors.tournaments(status)]
+        shown = selectors.tournaments(status)[:LIST_LENGTH]
+        return [selectors.tournament_summary(t) for t in shown]
 
     finished = Paginator(selectors.tournaments("finished"), FINISHED_PAGE)
     page = finished.get_page(request.GET.get("page"))
     context = {
-        "running": summaries("running")[:LIST_LENGTH],
-        "upcoming": summaries("registering")[:LIST_LENGTH],
+        "running": summaries("running"),
+        "upcoming": summaries("registering"),
         "finished": [selectors.tournament_summary(t) for t in page.object_list],
         "finished_page": page,
     }
