@@ -3,7 +3,7 @@ drive the pages through them."""
 
 from django.urls import path
 
-from web.views import accounts, games, home, lobby, replay
+from web.views import accounts, games, home, lobby, replay, tournaments
 from web.views.bots import my_bots
 from web.views.players import leaderboard, profile
 
@@ -32,5 +32,63 @@ urlpatterns = [
     path("bots", my_bots, name="bots"),
     #
     # Tournaments
-    #
+    path("tournaments", tournaments.tournament_list, name="web-tournaments"),
+    path("tournaments/new", tournaments.tournament_new, name="web-tournament-new"),
+    path("tournaments/<int:tournament_id>", tournaments.tournament_page, name="web-tournament"),
+    path(
+        "tournaments/<int:tournament_id>/live",
+        tournaments.tournament_live,
+        name="web-tournament-live",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/register",
+        tournaments.register,
+        name="web-tournament-register",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/withdraw",
+        tournaments.withdraw,
+        name="web-tournament-withdraw",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/entrants",
+        tournaments.add_entrant,
+        name="web-tournament-entrant-add",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/entrants/remove",
+        tournaments.remove_entrant,
+        name="web-tournament-entrant-remove",
+    ),
+    path("tournaments/<int:tournament_id>/start", tournaments.start, name="web-tournament-start"),
+    path(
+        "tournaments/<int:tournament_id>/settings",
+        tournaments.update_settings,
+        name="web-tournament-settings",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/rounds/<int:number>/tables/<int:table>/adjudicate",
+        tournaments.adjudicate,
+        name="web-tournament-adjudicate",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/forbidden-pairs",
+        tournaments.add_forbidden_pair,
+        name="web-tournament-pair-add",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/forbidden-pairs/<int:pair_id>/remove",
+        tournaments.remove_forbidden_pair,
+        name="web-tournament-pair-remove",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/organisers",
+        tournaments.add_organiser,
+        name="web-tournament-organiser-add",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/organisers/remove",
+        tournaments.remove_organiser,
+        name="web-tournament-organiser-remove",
+    ),
 ]

@@ -1,0 +1,67 @@
+"""Times, formats and places as the tournament pages show them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django import template
+from django.utils import timezone
+from django.utils.html import format_html
+
+register = template.Library()
+
+FORMAT_NAMES = {"swiss": "Swiss", "round_robin": "Round robin", "knockout": "Knockout"}
+ORDINAL_ENDINGS = {1: "st", 2: "nd", 3: "rd"}
+
+
+@register.simple_tag
+def when(value: str | None, empty: str = "—") -> str:
+    """An ISO time of the API as ``<time datetime="...">Tue 4 Mar, 18:00 UTC</time>`` (the
+    year added when it is not this year's)."""
+    if not value:
+        return empty
+    moment = timezone.localtime(datetime.fromisoformat(value))
+    shown = moment.strftime("%a %-d %b")
+    if moment.year != timezone.localtime().year:
+        shown += moment.strftime(" %Y")
+    return format_html(
+        '<time datetime="{}">{}, {} UTC</time>', value, shown, moment.strftime("%H:%M")
+    )
+
+
+@register.filter
+def format_name(value: str) -> str:
+    return FORMAT_NAMES.get(value, value)
+
+
+@register.filter
+def place(rank: int | None) -> str:
+    """1 → "1st", 2 → "2nd", 11 → "11th"."""
+    if rank is None:
+        return ""
+    ending = "th" if 10 <= rank % 100 <= 20 else ORDINAL_ENDINGS.get(rank % 10, "th")
+    return f"{rank}{ending}"
+
+
+@register.filter
+def words(value: str) -> str:
+    """``entrant_added`` → "entrant added"."""
+    return value.replace("_", " ")
+
+
+@register.filter
+def compact(value: object) -> str:
+    """A detail of the audit log in a few words: lists joined, objects as key=value."""
+    if isinstance(value, list):
+        return ", ".join(compact(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}={compact(v)}" for k, v in value.items())
+    return "—" if value is None else str(value)
+
+
+@register.filter
+def points(value: float | None) -> str:
+    """Tournament points with at most two decimals: 4, 1.5, 1.33."""
+    if value is None:
+        return ""
+    return f"{value:.2f}".rstrip("0").rstrip(".")

@@ -1,0 +1,311 @@
+"""The tournament pages' form and the grids drawn from a tournament's detail.
+
+The form only reads the fields' types; the limits and the defaults are the API's
+(``tournaments.serializers.TournamentSettingsSerializer``): the page validates with it and
+shows its errors next to the fields, then the service checks again, as for the API.
+The grids rearrange ``tournaments.selectors.tournament_detail`` (the data of
+``GET /api/v1/tournaments/{id}``) for the page; they compute nothing the API does not give.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import datetime
+from typing import Any
+
+from django import forms
+from django.utils import timezone
+
+from accounts.services import HOUSE_BOTS
+from games.engine import PRESETS
+from games.services import parse_rules
+from tournaments.models import Tournament
+from tournaments.serializers import TournamentSettingsSerializer
+
+#: The form's fields that are the API's settings under the same name.
+SAME_NAME = (
+    "name",
+    "format",
+    "rounds",
+    "hands_per_game",
+    "move_seconds",
+    "round_minutes",
+    "starts_at",
+    "rated",
+    "max_players",
+    "min_rating",
+    "max_rating",
+    "humans_allowed",
+    "bots_allowed",
+    "odd_count",
+    "filler_bot",
+    "advance_per_table",
+)
+#: Where an error of an API setting is shown when the form calls it differently.
+FIELD_OF_SETTING = {"rules": "preset"}
+#: Errors of the services that name no field, placed by their code.
+FIELD_OF_CODE = {"invalid_rules": "preset", "unknown_bot": "filler_bot"}
+LOCAL_INPUT = "%Y-%m-%dT%H:%M"
+#: A cross-table of everyone against everyone is drawn up to this many players.
+MATRIX_LIMIT = 40
+
+
+def three_seat_presets() -> list[str]:
+    """The rules presets a tournament may use (its tables seat three)."""
+    return [name for name in PRESETS if parse_rules(name).players == 3]
+
+
+def parse_time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+class TournamentForm(forms.Form):
+    """Every setting of ``POST /api/v1/tournaments`` (docs/tournaments.md "Settings")."""
+
+    name = forms.CharField(max_length=100)
+    preset = forms.ChoiceField(choices=[], initial="classic", label="Rules")
+    hands_per_game = forms.IntegerField(
+        required=False,
+        initial=3,
+        label="Hands per game",
+        help_text="3: everyone deals once. Empty: play to the preset's own end.",
+    )
+    format = forms.ChoiceField(
+        choices=[
+            ("swiss", "Swiss"),
+            ("round_robin", "Round robin"),
+            ("knockout", "Knockout"),
+        ],
+        initial="swiss",
+    )
+    rounds = forms.IntegerField(
+        required=False,
+        help_text="Swiss and round robin; empty: chosen from the number of entrants at the "
+        "start. Leave empty for a knockout (it takes as many rounds as it needs).",
+    )
+    move_seconds = forms.IntegerField(initial=60, label="Move time (seconds)")
+    round_minutes = forms.IntegerField(
+        initial=60,
+        label="Round deadline (minutes)",
+        help_text="After it, stuck tables may be adjudicated.",
+    )
+    starts_at = forms.DateTimeField(
+        required=False,
+        label="Starts at (UTC)",
+        input_formats=[LOCAL_INPUT, "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"],
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=LOCAL_INPUT),
+        help_text="Empty: when an organiser starts it. At this time it starts by itself "
+        "if 3 have entered.",
+    )
+    rated = forms.BooleanField(required=False, initial=True, label="Rated games")
+    max_players = forms.IntegerField(
+        required=False, label="Most entrants", help_text="Empty: no limit."
+    )
+    min_rating = forms.FloatField(required=False, label="Lowest rating")
+    max_rating = forms.FloatField(
+        required=False,
+        label="Highest rating",
+        help_text="Entry limits on the rating (the ordinal in the rules' pool).",
+    )
+    humans_allowed = forms.BooleanField(required=False, initial=True, label="People may enter")
+    bots_allowed = forms.BooleanField(required=False, initial=True, label="Bots may enter")
+    odd_count = forms.ChoiceField(
+        choices=[
+            ("fillers", "house bots fill the empty seats"),
+            ("byes", "some entrants sit a round out (byes)"),
+        ],
+        initial="fillers",
+        label="When the entrants do not fill tables of three",
+    )
+    filler_bot = forms.ChoiceField(
+        choices=[(name, name) for name in HOUSE_BOTS], initial="house:random"
+    )
+    points_by_rank = forms.CharField(
+        initial="3, 1, 0",
+        label="Points for 1st, 2nd, 3rd",
+        help_text="Three numbers; tied seats share.",
+    )
+    advance_per_table = forms.TypedChoiceField(
+        choices=[(1, "1"), (2, "2")],
+        coerce=int,
+        initial=1,
+        label="Knockout: through per table",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["preset"].choices = [(p, p) for p in three_seat_presets()]
+        # The browser's hints come from the API's limits (which are what is checked).
+        api_fields = TournamentSettingsSerializer().fields
+        for name, field in self.fields.items():
+            api_field = api_fields.get(name)
+            for limit, attr in (("min_value", "min"), ("max_value", "max")):
+                value = getattr(api_field, limit, None)
+                if value is not None:
+                    field.widget.attrs[attr] = value
+
+    @classmethod
+    def of(cls, summary: dict[str, Any], data: Any = None) -> TournamentForm:
+        """The form of an existing tournament's settings (its summary as the API gives it)."""
+        starts = parse_time(summary["starts_at"])
+        initial = {name: summary[name] for name in SAME_NAME if name in summary}
+        initial["rounds"] = summary["round_count"]
+        initial["starts_at"] = starts.strftime(LOCAL_INPUT) if starts else None
+        rules = summary["rules"]
+        initial["preset"] = rules.get("preset") if isinstance(rules, dict) else rules
+        initial["points_by_rank"] = ", ".join(f"{p:g}" for p in summary["points_by_rank"])
+        return cls(data, initial=initial, prefix="settings")
+
+    def settings(self, changed_only: bool = False) -> dict[str, Any]:
+        """The settings as the API takes them (all, or only those the person changed), of
+        the fields that could be read."""
+        data = self.cleaned_data
+        names = set(self.changed_data) if changed_only else set(self.fields)
+        names &= set(data)
+        out = {name: data[name] for name in SAME_NAME if name in names}
+        if "preset" in names:
+            out["rules"] = data["preset"]
+        if "points_by_rank" in names:
+            out["points_by_rank"] = [p for p in re.split(r"[\s,;]+", data["points_by_rank"]) if p]
+        return out
+
+    def validated(self, changed_only: bool = False) -> dict[str, Any] | None:
+        """The settings checked by the API's serializer, or None with its errors placed
+        (all of them at once: also when a field could not be read as a number or a time)."""
+        readable = self.is_valid()
+        serializer = TournamentSettingsSerializer(
+            data=self.settings(changed_only), partial=changed_only
+        )
+        if serializer.is_valid() and readable:
+            return dict(serializer.validated_data)
+        for setting, problems in serializer.errors.items():
+            name = FIELD_OF_SETTING.get(setting, setting)
+            if name not in self.errors:  # a field that could not be read: said already
+                self.add_error(name if name in self.fields else None, flat_messages(problems))
+        return None
+
+    def place_domain_error(self, code: str, message: str) -> None:
+        self.add_error(FIELD_OF_CODE.get(code), message)
+
+
+def flat_messages(problems: Any) -> list[str]:
+    """DRF's errors of one field (a list, or per list item a dict) as plain sentences."""
+    if isinstance(problems, dict):
+        return [f"item {int(k) + 1}: {m}" for k, v in problems.items() for m in flat_messages(v)]
+    if isinstance(problems, list):
+        return [m for p in problems for m in flat_messages(p)]
+    return [str(problems)]
+
+
+# --- The tournament page --------------------------------------------------------------------
+
+
+def rounds_for_page(detail: dict[str, Any], now: datetime | None = None) -> list[dict[str, Any]]:
+    """The rounds, newest first, each with how many of its games are over and whether its
+    deadline has passed (then an organiser may adjudicate the games still in play)."""
+    now = now or timezone.now()
+    shown = []
+    for round_ in reversed(detail["rounds"]):
+        deadline = parse_time(round_["deadline"])
+        done = sum(1 for table in round_["tables"] if table["status"] == "finished")
+        late = deadline is not None and deadline <= now
+        shown.append({**round_, "done": done, "overdue": round_["status"] != "finished" and late})
+    return shown
+
+
+def table_of(detail: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The table of the latest round where ``name`` sits (with its round's number)."""
+    if not detail["rounds"]:
+        return None
+    latest = detail["rounds"][-1]
+    for table in latest["tables"]:
+        if any(s["username"] == name and not s["filler"] for s in table["seats"]):
+            return {**table, "round": latest["number"]}
+    return None
+
+
+def round_grid(detail: dict[str, Any]) -> dict[str, Any]:
+    """Each entrant's rounds, in standings order: the table's rank and game score, or a bye
+    (``rows: [{username, standing, cells: [cell | None per round]}]``)."""
+    numbers = [r["number"] for r in detail["rounds"]]
+    cells: dict[str, dict[int, dict[str, Any]]] = {}
+    for round_ in detail["rounds"]:
+        for table in round_["tables"]:
+            for seat in table["seats"]:
+                if seat["filler"]:
+                    continue
+                cells.setdefault(seat["username"], {})[round_["number"]] = {
+                    "bye": False,
+                    "rank": seat.get("rank"),
+                    "score": seat.get("score"),
+                    "game": table["game"],
+                    "table": table["number"],
+                    "playing": table["status"] != "finished",
+                    "adjudicated": table["adjudicated"],
+                }
+        for name in round_["byes"]:
+            cells.setdefault(name, {})[round_["number"]] = {"bye": True}
+    rows = [
+        {
+            "username": line["username"],
+            "standing": line,
+            "cells": [cells.get(line["username"], {}).get(n) for n in numbers],
+        }
+        for line in detail["standings"]
+    ]
+    return {"rounds": numbers, "rows": rows}
+
+
+def meeting_matrix(detail: dict[str, Any]) -> dict[str, Any] | None:
+    """Everyone against everyone (a round robin's cross-table): for each pair, the tables
+    they shared, with each one's rank there. None for other formats or large fields."""
+    if detail["format"] != Tournament.Format.ROUND_ROBIN or not detail["rounds"]:
+        return None
+    names = [line["username"] for line in detail["standings"]]
+    if len(names) > MATRIX_LIMIT:
+        return None
+    met: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for round_ in detail["rounds"]:
+        for table in round_["tables"]:
+            seated = [s for s in table["seats"] if not s["filler"]]
+            for mine in seated:
+                for theirs in seated:
+                    if mine is theirs:
+                        continue
+                    mine_rank, their_rank = mine.get("rank"), theirs.get("rank")
+                    outcome = "playing"
+                    if mine_rank is not None and their_rank is not None:
+                        outcome = (
+                            "ahead"
+                            if mine_rank < their_rank
+                            else "behind"
+                            if mine_rank > their_rank
+                            else "level"
+                        )
+                    met.setdefault((mine["username"], theirs["username"]), []).append(
+                        {
+                            "round": round_["number"],
+                            "game": table["game"],
+                            "rank": mine_rank,
+                            "their_rank": their_rank,
+                            "outcome": outcome,
+                        }
+                    )
+    rows = [
+        {
+            "username": me,
+            "cells": [None if me == other else met.get((me, other), []) for other in names],
+        }
+        for me in names
+    ]
+    return {"names": names, "rows": rows}
+
+
+def live_version(detail: dict[str, Any], viewer: str | None, extra: Any) -> str:
+    """A fingerprint of what the live part shows to this viewer: the same whenever the page
+    would not change (the script asks with it and gets 304 until then)."""
+    shown = {key: value for key, value in detail.items() if key != "audit"}
+    blob = json.dumps([shown, viewer, extra], sort_keys=True, default=str)
+    return hashlib.sha1(blob.encode(), usedforsecurity=False).hexdigest()[:16]

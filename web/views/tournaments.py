@@ -1,0 +1,343 @@
+"""Tournaments: the list, the organiser's form, a tournament's page (live while it runs) and
+the small forms of its entrants and organisers, each calling one service of the
+tournaments app (the API's; docs/tournaments.md) and coming back to the page."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotModified,
+    HttpResponseRedirect,
+)
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from accounts.models import Player
+from accounts.services import HOUSE_BOTS
+from core.errors import DomainError, Invalid
+from tournaments import selectors, services
+from tournaments.serializers import (
+    ForbiddenPairInputSerializer,
+    OrganiserSerializer,
+    UsernameSerializer,
+)
+from web.people import signed_in
+from web.tournament_pages import (
+    TournamentForm,
+    flat_messages,
+    live_version,
+    meeting_matrix,
+    round_grid,
+    rounds_for_page,
+    table_of,
+)
+
+LIST_LENGTH = 50
+FINISHED_PAGE = 20
+#: How often the page's script asks whether the live part changed, by status.
+POLL_SECONDS = {"registering": 10, "running": 4}
+
+
+# --- The list and the organiser's form -----------------------------------------------------
+
+
+@require_safe
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    def summaries(status: str) -> list[dict[str, Any]]:
+        shown = selectors.tournaments(status)[:LIST_LENGTH]
+        return [selectors.tournament_summary(t) for t in shown]
+
+    finished = Paginator(selectors.tournaments("finished"), FINISHED_PAGE)
+    page = finished.get_page(request.GET.get("page"))
+    context = {
+        "running": summaries("running"),
+        "upcoming": summaries("registering"),
+        "finished": [selectors.tournament_summary(t) for t in page.object_list],
+        "finished_page": page,
+    }
+    return render(request, "web/tournaments/list.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tournament_new(request: HttpRequest) -> HttpResponse:
+    person = signed_in(request)
+    assert person is not None
+    form = TournamentForm(request.POST or None)
+    if request.method == "POST":
+        values = form.validated()
+        if values is not None:
+            try:
+                tournament = services.create_tournament(person, values)
+            except DomainError as error:
+                form.place_domain_error(error.code, error.message)
+            else:
+                messages.success(request, "Created. Add entrants, then start it.")
+                return HttpResponseRedirect(f"/tournaments/{tournament.pk}")
+    status = 400 if form.errors else 200
+    return render(request, "web/tournaments/new.html", {"form": form}, status=status)
+
+
+# --- A tournament's page -------------------------------------------------------------------
+
+
+def _page_context(
+    request: HttpRequest, tournament_id: int, settings_form: TournamentForm | None = None
+) -> dict[str, Any]:
+    detail = selectors.tournament_detail(tournament_id)
+    person = signed_in(request)
+    # The organisers as the API lists them: the people services.is_organiser lets act.
+    organiser = person is not None and person.username in detail["organisers"]
+    entrants = {e["username"]: e for e in detail["players"]}
+    mine = entrants.get(person.username) if person else None
+    rounds = rounds_for_page(detail)
+    registering = detail["status"] == "registering"
+    if organiser and registering and settings_form is None:
+        settings_form = TournamentForm.of(detail)
+    overdue = [r["number"] for r in rounds if r["overdue"]] if organiser else []
+    viewer = person.username if person else None
+    return {
+        "t": detail,
+        "person": person,
+        "organiser": organiser,
+        "entrants": entrants,
+        "mine": mine,
+        "my_table": table_of(detail, viewer) if mine and viewer else None,
+        "registering": registering,
+        "rounds": rounds,
+        "finished_rounds": sum(1 for r in rounds if r["status"] == "finished"),
+        "grid": round_grid(detail),
+        "matrix": meeting_matrix(detail),
+        "knockout": detail["format"] == "knockout",
+        "byes": detail["odd_count"] == "byes",
+        "settings_form": settings_form,
+        "house_bots": HOUSE_BOTS,
+        "poll_seconds": POLL_SECONDS.get(detail["status"]),
+        "version": live_version(detail, viewer, [organiser, overdue]),
+    }
+
+
+@require_safe
+@never_cache
+def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    return render(request, "web/tournaments/page.html", _page_context(request, tournament_id))
+
+
+@require_safe
+@never_cache
+def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The live part of the page alone, for the page's script: 304 while it is unchanged
+    (``If-None-Match`` with the ETag of the part shown)."""
+    context = _page_context(request, tournament_id)
+    etag = f'"{context["version"]}"'
+    if request.headers.get("If-None-Match") == etag:
+        response: HttpResponse = HttpResponseNotModified()
+    else:
+        response = render(request, "web/tournaments/_live.html", context)
+    response["ETag"] = etag
+    return response
+
+
+# --- Entrants' and organisers' forms -------------------------------------------------------
+
+
+def _act(
+    request: HttpRequest,
+    tournament_id: int,
+    action: Callable[[Player], object],
+    done: str,
+    anchor: str = "",
+) -> HttpResponse:
+    """Run one service for the person, then back to the page with what happened."""
+    person = signed_in(request)
+    assert person is not None  # login_required
+    try:
+        action(person)
+    except DomainError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, done)
+    return HttpResponseRedirect(f"/tournaments/{tournament_id}{anchor}")
+
+
+def _posted(request: HttpRequest, serializer_class: type[Any], data: Any) -> dict[str, Any] | None:
+    """The form's values checked by the API's serializer, or None with a message said."""
+    serializer = serializer_class(data=data)
+    if serializer.is_valid():
+        return dict(serializer.validated_data)
+    for field, problems in serializer.errors.items():
+        messages.error(request, f"{field}: {' '.join(flat_messages(problems))}")
+    return None
+
+
+def _back(tournament_id: int, anchor: str = "") -> HttpResponse:
+    return HttpResponseRedirect(f"/tournaments/{tournament_id}{anchor}")
+
+
+@login_required
+@require_POST
+def register(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    return _act(
+        request,
+        tournament_id,
+        lambda person: services.register(person, tournament_id),
+        "You are entered.",
+    )
+
+
+@login_required
+@require_POST
+def withdraw(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    return _act(
+        request,
+        tournament_id,
+        lambda person: services.withdraw(person, tournament_id),
+        "You have withdrawn.",
+    )
+
+
+@login_required
+@require_POST
+def add_entrant(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    data = _posted(request, UsernameSerializer, {"player": request.POST.get("player", "")})
+    if data is None:
+        return _back(tournament_id, "#organise")
+    return _act(
+        request,
+        tournament_id,
+        lambda person: services.add_entrant(person, tournament_id, data["player"]),
+        f"Entered {data['player']}.",
+        "#organise",
+    )
+
+
+@login_required
+@require_POST
+def remove_entrant(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    name = request.POST.get("name", "")
+    return _act(
+        request,
+        tournament_id,
+        lambda person: services.remove_entrant(person, tournament_id, name),
+        f"Removed {name}.",
+        "#entrants",
+    )
+
+
+@login_required
+@require_POST
+def start(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    return _act(
+        request,
+        tournament_id,
+        lambda person: services.start(person, tournament_id),
+        "Started: round 1 is being played.",
+    )
+
+
+@login_required
+@require_POST
+def adjudicate(request: HttpRequest, tournament_id: int, number: int, table: int) -> HttpResponse:
+    return _act(
+        request,
+        tournament_id,
+        lambda person: services.adjudicate(person, tournament_id, number, table),
+        f"Round {number}, table {table}: adjudicated by the current scores.",
+        f"#round-{number}",
+    )
+
+
+@login_required
+@require_POST
+def add_forbidden_pair(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    players = [request.POST.get("first", ""), request.POST.get("second", "")]
+    data = _posted(request, ForbiddenPairInputSerializer, {"players": players})
+    if data is None:
+        return _back(tournament_id, "#organise")
+    first, second = data["players"]
+    return _act(
+        request,
+        tournament_id,
+        lambda person: services.add_forbidden_pair(person, tournament_id, first, second),
+        f"{first} and {second} will be kept apart.",
+        "#organise",
+    )
+
+
+@login_required
+@require_POST
+def remove_forbidden_pair(request: HttpRequest, tournament_id: int, pair_id: int) -> HttpResponse:
+    return _act(
+        request,
+        tournament_id,
+        lambda person: services.remove_forbidden_pair(person, tournament_id, pair_id),
+        "The pair may meet again.",
+        "#organise",
+    )
+
+
+@login_required
+@require_POST
+def add_organiser(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    data = _posted(request, OrganiserSerializer, {"username": request.POST.get("username", "")})
+    if data is None:
+        return _back(tournament_id, "#organise")
+    return _act(
+        request,
+        tournament_id,
+        lambda person: services.add_co_organiser(person, tournament_id, data["username"]),
+        f"{data['username']} is a co-organiser.",
+        "#organise",
+    )
+
+
+@login_required
+@require_POST
+def remove_organiser(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    username = request.POST.get("username", "")
+    return _act(
+        request,
+        tournament_id,
+        lambda person: services.remove_co_organiser(person, tournament_id, username),
+        f"{username} is no longer a co-organiser.",
+        "#organise",
+    )
+
+
+@login_required
+@require_POST
+def update_settings(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The settings form: only what the person changed goes to the service (the audit log
+    records those). Errors are shown next to the fields, on the page."""
+    person = signed_in(request)
+    assert person is not None
+    found = selectors.tournament(tournament_id)
+    if not services.is_organiser(found, person):
+        messages.error(request, "Only the tournament's organisers may change its settings.")
+        return _back(tournament_id)
+    form = TournamentForm.of(selectors.tournament_summary(found), request.POST)
+    changes = form.validated(changed_only=True)
+    if changes is not None:
+        if not changes:
+            messages.info(request, "Nothing was changed.")
+            return _back(tournament_id, "#settings")
+        try:
+            services.update_tournament(person, tournament_id, changes)
+        except Invalid as error:
+            form.place_domain_error(error.code, error.message)
+        except DomainError as error:
+            messages.error(request, error.message)
+            return _back(tournament_id)
+        else:
+            messages.success(request, "Settings saved.")
+            return _back(tournament_id, "#settings")
+    context = _page_context(request, tournament_id, settings_form=form)
+    return render(request, "web/tournaments/page.html", context, status=400)
