@@ -194,9 +194,12 @@ def play_to_end(
                 try:
                     picks.nth(index).click(timeout=5_000)
                 except PlaywrightTimeout as error:
+                    site = page.url.split("/games/")[0]
+                    game_events = f"{site}/api/v1/games/{shown['game-id']}/events?after=0"
+                    events = page.request.get(game_events).json()["events"]
                     raise AssertionError(
-                        f"pick {index} of {count} at {shown} gone: now {table(page)}, html: "
-                        + page.locator("main").inner_html()[:3000]
+                        f"pick {index} of {count} at {shown} gone: now {table(page)}, events: "
+                        f"{events[-8:]}"
                     ) from error
                 assert picks.nth(index).get_attribute("aria-pressed") == "true"
             page.click("[data-action=confirm]")
@@ -207,7 +210,15 @@ def play_to_end(
                 if button.get_attribute(f"data-{kind}") is not None:
                     played.buttons.add(kind)
                     break
-            button.click()
+            if kind == "card" and "keyboard" not in played.buttons:
+                # Once by keyboard: → focuses the first playable card, Enter plays it.
+                page.locator("main").press("ArrowRight")
+                focused = page.evaluate("() => document.activeElement.dataset.card")
+                assert focused == button.get_attribute("data-card")
+                page.keyboard.press("Enter")
+                played.buttons.add("keyboard")
+            else:
+                button.click()
         else:
             # Someone else is to act: wait for the page to show their move (or look again).
             with contextlib.suppress(PlaywrightTimeout):

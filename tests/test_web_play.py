@@ -90,6 +90,7 @@ def test_it_lets_a_new_person_play_a_whole_game_against_house_bots_while_a_spect
     spectator = new_page(spectator_context)
     spectator.goto(f"{site}/games/{game_id}")
     assert table(spectator)["your-seat"] is None
+    assert page.locator("#sound-toggle").get_attribute("aria-pressed") == "false"
     screenshots(page, "game-playing")
 
     played = play_to_end(page, {"spectator": spectator})
@@ -99,7 +100,7 @@ def test_it_lets_a_new_person_play_a_whole_game_against_house_bots_while_a_spect
     ranks = result.locator("tr[data-rank]")
     assert ranks.count() == 3
     record = record_of(site, game_id)
-    assert played.clicks > 10 and "card" in played.buttons
+    assert played.clicks > 10 and {"card", "keyboard"} <= played.buttons
     if any(hand["dealer"] == 0 for hand in record["hands"]):  # the game may end in one hand
         assert "suit" in played.buttons and played.choices.get("discard")
     shown = {
