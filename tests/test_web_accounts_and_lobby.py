@@ -12,6 +12,7 @@ from accounts.models import ApiToken, Player
 from accounts.services import create_bot_player, create_person
 from games import services
 from games.models import Game, Table
+from tests.service_games import play_until, seated_game
 
 pytestmark = pytest.mark.django_db
 
@@ -278,29 +279,6 @@ def test_it_shows_the_start_page_to_visitors_and_the_games_waiting_on_a_person()
     assert f'data-game-id="{game.pk}"' in home
     # The first dealer is drawn at random; the dealer acts first (trump).
     assert (f'data-waiting-game="{game.pk}"' in home) == (0 in game.to_act)
-
-
-def seated_game(preset: str) -> tuple[Game, list[Player]]:
-    people = [create_person(n, password=PASSWORD) for n in ("ann", "bob", "cy")]
-    table = services.create_table(people[0], rules=preset, rated=False, move_seconds=600, seat=0)
-    for person in people[1:]:
-        services.join_table(person, table_id=table.pk, seat=None)
-    return Game.objects.get(), people
-
-
-def play_until(game: Game, people: list[Player], phase: str) -> Game:
-    """Act for whoever is to act (their first legal action) until the game reaches ``phase``."""
-    for _ in range(400):
-        game.refresh_from_db()
-        if game.phase == phase:
-            return game
-        seat = game.to_act[0]
-        engine = game.engine()
-        action = engine.fallback_action(seat).to_dict()
-        services.submit_action(
-            people[seat], game_id=game.pk, action=action, expected_version=game.version
-        )
-    raise AssertionError(f"never reached {phase}")
 
 
 def page_of(person: Player, game: Game) -> str:
