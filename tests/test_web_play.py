@@ -230,3 +230,22 @@ def test_it_sends_a_browser_to_log_in_and_back(site: str, context: BrowserContex
     page.click("form button[type=submit]")
     page.wait_for_url(re.compile(r"/lobby$"))
     assert page.locator("#create-table").count() == 1
+
+
+def test_it_creates_a_bot_whose_token_is_shown_once_and_works(
+    site: str, context: BrowserContext
+) -> None:
+    page = new_page(context)
+    sign_up(page, site, "eve")
+    page.goto(f"{site}/bots")
+    page.fill("input[name=username]", "eves-bot")
+    page.click("[data-action=create-bot]")
+    token = page.locator("input[data-token]").input_value()
+    screenshots(page, "bots")
+
+    me = httpx.get(f"{site}/api/v1/me", headers={"Authorization": f"Token {token}"}, timeout=10)
+
+    assert me.status_code == 200 and me.json()["username"] == "eves-bot"
+    page.goto(f"{site}/bots")
+    assert page.locator('[data-bot="eves-bot"]').count() == 1
+    assert token not in page.content()
