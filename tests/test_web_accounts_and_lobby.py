@@ -367,3 +367,20 @@ def test_it_answers_a_server_error_with_an_html_page_or_the_apis_json() -> None:
     assert page.status_code == 500 and b"Something went wrong" in page.content
     assert b"<html" in page.content
     assert api.status_code == 500 and b'"server_error"' in api.content
+
+
+def test_it_names_the_seats_of_a_tournament_game_as_its_entrants_and_links_back() -> None:
+    from tests.tournament_helpers import new_tournament
+    from tournaments import services as tournaments
+
+    ann = create_person("ann", password=PASSWORD)
+    tournament = new_tournament(ann, [ann], rounds=1)
+    tournaments.add_entrant(ann, tournament.pk, "house:random")
+    tournaments.add_entrant(ann, tournament.pk, "house:random")
+    tournaments.start(ann, tournament.pk)
+    game = Game.objects.get()
+
+    page = Client().get(f"/games/{game.pk}").content.decode()
+
+    assert f'href="/tournaments/{tournament.pk}" data-tournament="{tournament.pk}"' in page
+    assert "house:random #1" in page and "house:random #2" in page

@@ -28,6 +28,32 @@ def tournaments(status: str | None) -> QuerySet[Tournament]:
     return rows.order_by("-created_at", "-pk")
 
 
+def game_place(game_id: int) -> dict[str, Any] | None:
+    """Where a game stands in a tournament, or None for a game of no tournament: the
+    tournament's id, name and status, the round and table, and the entrants' names by seat
+    (``house:random #2``; a filler house bot keeps its account's name)."""
+    table = (
+        TournamentTable.objects.filter(game_id=game_id)
+        .select_related("round__tournament")
+        .first()
+    )
+    if table is None:
+        return None
+    tournament = table.round.tournament
+    entrant_ids = [e for e in table.entrant_ids() if e is not None]
+    names = dict(Entrant.objects.filter(pk__in=entrant_ids).values_list("pk", "name"))
+    return {
+        "id": tournament.pk,
+        "name": tournament.name,
+        "status": tournament.status,
+        "round": table.round.number,
+        "table": table.number,
+        "seat_names": {
+            s["seat"]: names[s["entrant"]] for s in table.seats if s["entrant"] in names
+        },
+    }
+
+
 def tournament(tournament_id: int) -> Tournament:
     return get_object_or_404(Tournament.objects.select_related("created_by"), pk=tournament_id)
 

@@ -76,21 +76,21 @@ def _role(seat: int, dealer: int, players: int) -> str:
     return "middle" if players == 3 else ""
 
 
-def seat_panels(view: dict[str, Any]) -> list[SeatPanel]:
+def seat_panels(view: dict[str, Any], names: dict[int, str]) -> list[SeatPanel]:
     players = view["players"]
     me = view.get("your_seat")
     bottom = me if isinstance(me, int) else 0
-    names = {s["seat"]: s for s in view["seats"]}
+    seated = {s["seat"]: s for s in view["seats"]}
     in_trick = {t["seat"]: t["card"] for t in view["current_trick"]}
     targets = view.get("targets") or [None] * players
     panels = []
     for offset, position in enumerate(POSITIONS[players]):
         seat = (bottom + offset) % players
-        who = names.get(seat, {})
+        who = seated.get(seat, {})
         panels.append(
             SeatPanel(
                 seat=seat,
-                username=str(who.get("username") or f"seat {seat}"),
+                username=names[seat],
                 is_bot=bool(who.get("is_bot")),
                 played_by=who.get("played_by"),
                 position=position,
@@ -154,18 +154,23 @@ def hand_and_controls(view: dict[str, Any]) -> tuple[list[HandCard], Controls]:
     return hand, controls
 
 
-def names_by_seat(view: dict[str, Any]) -> dict[int, str]:
-    return {s["seat"]: str(s.get("username") or f"seat {s['seat']}") for s in view["seats"]}
+def names_by_seat(view: dict[str, Any], tournament: dict[str, Any] | None) -> dict[int, str]:
+    """Each seat's name as shown: the account's, or in a tournament the entrant's (two
+    entrants may be one house bot's account: ``house:random #1``, ``house:random #2``)."""
+    entrants = tournament["seat_names"] if tournament else {}
+    return {
+        s["seat"]: str(entrants.get(s["seat"]) or s.get("username") or f"seat {s['seat']}")
+        for s in view["seats"]
+    }
 
 
-def table_context(view: dict[str, Any]) -> dict[str, Any]:
-    """What the table's template needs, from the viewer's game view."""
+def table_context(view: dict[str, Any], tournament: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the table's template needs, from the viewer's game view (and, for a game of a
+    tournament, where it stands in it: ``tournaments.selectors.game_place``)."""
     hand, controls = hand_and_controls(view)
-    names = names_by_seat(view)
-    exchange = [
-        {**batch, "from_name": names.get(batch["from"]), "to_name": names.get(batch["to"])}
-        for batch in view.get("exchange") or []
-    ]
+    names = names_by_seat(view, tournament)
+    accounts = {s["seat"]: s.get("username") for s in view["seats"]}
+    exchange = _batches_with_names(view.get("exchange"), names)
     for target in controls.choice.targets if controls.choice else []:
         target["name"] = names.get(target["to"])
     result = view.get("result")
@@ -176,6 +181,7 @@ def table_context(view: dict[str, Any]) -> dict[str, Any]:
                 {
                     "seat": s,
                     "name": names.get(s),
+                    "username": accounts.get(s),
                     "rank": result["ranks"][s],
                     "score": result["scores"][s],
                 }
@@ -184,20 +190,58 @@ def table_context(view: dict[str, Any]) -> dict[str, Any]:
             key=lambda line: (line["rank"], line["seat"]),
         )
     to_act = [names.get(s) for s in view["to_act"]] if view["status"] == "playing" else []
+    last_trick = (view.get("trick_history") or [None])[-1]
     return {
         "view": view,
         "seconds_left": _seconds_left(view.get("deadline")),
-        "seats": seat_panels(view),
+        "seats": seat_panels(view, names),
+        "tournament": tournament,
         "hand": hand,
         "controls": controls,
         "exchange": exchange,
-        "last_trick": (view.get("trick_history") or [None])[-1],
+        "last_trick": _trick_with_players(last_trick, names, view["players"]),
+        "doing": DOING.get(view["phase"], view["phase"]),
+        "from_kitty": set(view.get("your_kitty") or []),
         "to_act_names": to_act,
         "your_turn": view.get("your_seat") in view["to_act"] and bool(view.get("legal_actions")),
         "standings": standings,
         "names": names,
         "record_hands": _record_hands(view, names),
     }
+
+
+#: What the seat to act is doing, by phase ("ann to name trump").
+DOING = {
+    "bid": "to bid",
+    "exchange": "to give cards",
+    "trump": "to name trump",
+    "discard": "to discard",
+    "swap": "to swap a card for the face-up one, or not",
+    "play": "to play",
+}
+
+
+def _batches_with_names(
+    batches: list[dict[str, Any]] | None, names: dict[int, str]
+) -> list[dict[str, Any]]:
+    """Exchange batches with the giver's and the receiver's names."""
+    return [
+        {**batch, "from_name": names.get(batch["from"]), "to_name": names.get(batch["to"])}
+        for batch in batches or []
+    ]
+
+
+def _trick_with_players(
+    trick: dict[str, Any] | None, names: dict[int, str], players: int
+) -> dict[str, Any] | None:
+    """A finished trick with who played each card (the leader first, then clockwise)."""
+    if trick is None:
+        return None
+    cards = [
+        {"card": card, "name": names.get((trick["leader"] + i) % players)}
+        for i, card in enumerate(trick["cards"])
+    ]
+    return {**trick, "cards": cards, "winner_name": names.get(trick["winner"])}
 
 
 def _seconds_left(deadline: str | None) -> float | None:
@@ -227,6 +271,7 @@ def _record_hands(view: dict[str, Any], names: dict[int, str]) -> list[dict[str,
                     for s, cards in enumerate(deal["hands"])
                 ],
                 "kitty": sort_hand(deal.get("kitty") or []),
+                "exchange": _batches_with_names(outcome.get("exchange"), names),
             }
         )
     return hands

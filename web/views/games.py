@@ -9,12 +9,14 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from games import selectors as games
+from tournaments import selectors as tournaments
 from web.people import signed_in
 from web.table import table_context
 
 
 def _context(request: HttpRequest, game_id: int) -> dict[str, object]:
-    return table_context(games.game_view_for(game_id, signed_in(request)))
+    view = games.game_view_for(game_id, signed_in(request))
+    return table_context(view, tournaments.game_place(game_id))
 
 
 @require_safe

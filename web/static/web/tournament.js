@@ -2,8 +2,9 @@
 // without this script; with it, every few seconds the page asks the server for its live part
 // (GET /tournaments/{id}/live, the same template the page includes) with the ETag of the
 // part shown, and puts the answer in place when it changed (a 304 when it did not).
-// When the tournament's status changes (it starts or ends) the whole page is reloaded, so
-// the entrants' and organisers' forms around the live part follow.
+// When the tournament's status or round changes (it starts, a round begins, it ends) the
+// whole page is reloaded, so the entrants' and organisers' forms and your next game around
+// the live part follow.
 
 const MAX_PAUSE_SECONDS = 60;
 
@@ -31,7 +32,8 @@ async function refresh() {
   const html = await response.text();
   const next = new DOMParser().parseFromString(html, "text/html").getElementById("tournament-live");
   if (!next) throw new Error("no live part in the answer");
-  if (next.dataset.status !== shown.dataset.status) {
+  // A new round or status changes what is around the live part too (your table's game).
+  if (next.dataset.status !== shown.dataset.status || next.dataset.round !== shown.dataset.round) {
     window.location.reload();
     return;
   }
