@@ -384,3 +384,23 @@ def test_it_names_the_seats_of_a_tournament_game_as_its_entrants_and_links_back(
 
     assert f'href="/tournaments/{tournament.pk}" data-tournament="{tournament.pk}"' in page
     assert "house:random #1" in page and "house:random #2" in page
+
+
+def test_it_refuses_a_fourth_seat_at_a_three_seat_table_and_takes_it_at_four() -> None:
+    client, _ = logged_in()
+    form = {
+        "csrfmiddlewaretoken": str(client.cookies["csrftoken"].value),
+        "move_seconds": "60",
+        "my_seat": "0",
+        "seat_1": "house:random",
+        "seat_2": "house:random",
+        "seat_3": "house:random",
+    }
+
+    refused = client.post("/lobby", {**form, "preset": "classic"})
+    taken = client.post("/lobby", {**form, "preset": "four-handed"})
+
+    assert refused.status_code == 400
+    assert re.search(r'data-error-for="seat_3">[^<]*3 seats', refused.content.decode())
+    assert taken.status_code == 302
+    assert len(Game.objects.get().seats) == 4

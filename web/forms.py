@@ -114,9 +114,15 @@ class TableForm(forms.Form):
         label="Your seat",
     )
 
-    def __init__(self, *args: Any, presets: list[str], own_bots: list[str], **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, presets: dict[str, int], own_bots: list[str], **kwargs: Any
+    ) -> None:
+        """``presets``: each preset's number of seats."""
         super().__init__(*args, **kwargs)
-        self.fields["preset"].choices = [(p, p) for p in presets]
+        self.seat_counts = presets
+        self.fields["preset"].choices = [
+            (p, f"{p} ({seats} players)" if seats != 3 else p) for p, seats in presets.items()
+        ]
         bots = HOUSE_BOT_CHOICES + [(b, f"My bot: {b}") for b in own_bots]
         for seat in range(MAX_SEATS):
             self.fields[f"seat_{seat}"] = forms.ChoiceField(
@@ -157,8 +163,16 @@ class TableForm(forms.Form):
 
     def clean(self) -> dict[str, Any] | None:
         data = super().clean()
-        if data is not None and "my_seat" in data:
+        if data is None:
+            return data
+        seats = self.seat_counts.get(data.get("preset", ""), 3)
+        for seat in range(seats, MAX_SEATS):
+            if data.get(f"seat_{seat}"):
+                self.add_error(f"seat_{seat}", f"This game has {seats} seats (0 to {seats - 1}).")
+        if "my_seat" in data:
             mine = self.seat()
-            if mine is not None and data.get(f"seat_{mine}"):
+            if mine is not None and mine >= seats:
+                self.add_error("my_seat", f"This game has {seats} seats (0 to {seats - 1}).")
+            elif mine is not None and data.get(f"seat_{mine}"):
                 self.add_error(f"seat_{mine}", "You sit in this seat; choose another for the bot.")
         return data

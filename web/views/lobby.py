@@ -31,7 +31,8 @@ def _after_seating(table_id: int) -> HttpResponse:
 def lobby(request: HttpRequest) -> HttpResponse:
     person = signed_in(request)
     own_bots = own_bot_names(person) if person else []
-    form = TableForm(request.POST or None, presets=list(PRESETS), own_bots=own_bots)
+    seat_counts = {name: rules.players for name, rules in PRESETS.items()}
+    form = TableForm(request.POST or None, presets=seat_counts, own_bots=own_bots)
     if request.method == "POST":
         if person is None:
             return HttpResponseRedirect("/login?next=/lobby")
