@@ -24,6 +24,7 @@ from tests.browser import (
     sign_up,
     table,
     visible_cards,
+    wait_for_change,
 )
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -249,3 +250,35 @@ def test_it_creates_a_bot_whose_token_is_shown_once_and_works(
     page.goto(f"{site}/bots")
     assert page.locator('[data-bot="eves-bot"]').count() == 1
     assert token not in page.content()
+
+
+def test_it_explains_a_refused_move_from_a_stale_tab_and_catches_up(
+    site: str, context: BrowserContext
+) -> None:
+    page = new_page(context)
+    sign_up(page, site, "fay")
+    create_table(page, site, preset="classic", bots=["house:heuristic", "house:random"])
+    legal = (
+        "main .controls button[data-send]:not([disabled]), "
+        "main .hand button[data-send]:not([disabled])"
+    )
+    page.locator(legal).first.wait_for(timeout=30_000)  # the seat's turn
+    signed_in = context.storage_state()
+    other_context = context.browser.new_context(storage_state=signed_in)  # type: ignore[union-attr]
+    stale = new_page(other_context)
+    stale.goto(page.url)
+    stale.locator(legal).first.wait_for()
+    other_context.set_offline(True)
+
+    version = table(page)["version"]
+    page.locator(legal).first.click()
+    wait_for_change(page, version)
+    other_context.set_offline(False)
+    stale.locator(legal).first.click()  # sent with the version the stale tab shows
+
+    error = stale.locator(".action-error")
+    error.wait_for()
+    assert "moved on" in error.inner_text()
+    assert int(str(table(stale)["version"])) > int(str(version))
+    assert stale.errors == []  # type: ignore[attr-defined]
+    other_context.close()

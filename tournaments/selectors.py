@@ -33,9 +33,7 @@ def game_place(game_id: int) -> dict[str, Any] | None:
     tournament's id, name and status, the round and table, and the entrants' names by seat
     (``house:random #2``; a filler house bot keeps its account's name)."""
     table = (
-        TournamentTable.objects.filter(game_id=game_id)
-        .select_related("round__tournament")
-        .first()
+        TournamentTable.objects.filter(game_id=game_id).select_related("round__tournament").first()
     )
     if table is None:
         return None

@@ -42,7 +42,10 @@ async function refresh() {
     const html = await response.text();
     const next = new DOMParser().parseFromString(html, "text/html").querySelector("main[data-game-id]");
     if (!next) throw new Error("no table in the answer");
-    if (Number(next.dataset.version) < shownVersion()) return; // an older answer: keep ours
+    // An older answer, or the state already shown: keep ours (and the cards the viewer has
+    // picked for a discard or a give so far).
+    const same = next.dataset.version === before.dataset.version && next.dataset.status === before.dataset.status;
+    if (Number(next.dataset.version) < shownVersion() || same) return;
     const focused = document.activeElement?.dataset?.card;
     before.replaceWith(document.adoptNode(next));
     startClock();
@@ -125,7 +128,9 @@ function showError(text) {
 async function send(action) {
   if (sending) return;
   sending = true;
-  table().querySelectorAll(".controls button, .hand button").forEach((b) => (b.disabled = true));
+  const shown = table();
+  const disabled = [...shown.querySelectorAll(".controls button:not([disabled]), .hand button:not([disabled])")];
+  disabled.forEach((b) => (b.disabled = true));
   try {
     const response = await fetch(`/api/v1/games/${gameId}/actions`, {
       method: "POST",
@@ -136,7 +141,13 @@ async function send(action) {
     if (!response.ok) {
       const body = await response.json().catch(() => ({}));
       await refresh();
-      showError(body?.error?.message ?? `The move was not accepted (${response.status}).`);
+      const code = body?.error?.code;
+      const movedOn = code === "version_conflict" || code === "not_your_turn" || code === "game_finished";
+      showError(
+        movedOn
+          ? "The game moved on before your move arrived (another tab, or the clock): here it is now."
+          : body?.error?.message ?? `The move was not accepted (${response.status}).`,
+      );
       return;
     }
     await refresh();
@@ -144,6 +155,8 @@ async function send(action) {
     showError("The move could not be sent; check the connection and try again.");
     await refresh().catch(() => {});
   } finally {
+    // A refused move leaves the table as it was (the same version is not shown again).
+    if (table() === shown) disabled.forEach((b) => (b.disabled = false));
     sending = false;
   }
 }
