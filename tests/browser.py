@@ -32,17 +32,23 @@ PASSWORD = "correct horse battery 9"
 CARD_CODE = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][CDHS])(?![A-Za-z0-9])")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    # Playwright's sync API runs its own event loop in this thread; the tests' database
-    # reads between its calls are plain sync code (Django would refuse them otherwise).
+    """Chromium for one test module. Not for the session: while Playwright's sync API is
+    open, this thread counts as running an event loop, and later tests that run one of
+    their own (``asyncio.run``) would fail."""
+    # The tests' database reads between Playwright's calls are plain sync code, which
+    # Django would refuse while that loop counts as running.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    try:
+        with sync_playwright() as playwright:
+            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                yield launched
+            finally:
+                launched.close()
+    finally:
+        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
 
 
 @pytest.fixture
