@@ -24,8 +24,6 @@ from typing import Any
 
 from common import percentile, service_platform
 
-from accounts.services import register_player
-
 DB_NAME = "sergeant_bench_bots"
 REDIS_URL = "redis://127.0.0.1:6379/13"
 
@@ -111,6 +109,7 @@ def turn_latencies(game_ids: list[int]) -> list[float]:
 
 
 def timeout_lateness(tables: int, seconds: float) -> list[float]:
+    from accounts.services import register_player
     from games import services
     from games.models import Game, GameEvent
 
@@ -148,6 +147,9 @@ def main() -> None:
     args = parser.parse_args()
 
     with service_platform(DB_NAME, REDIS_URL):
+        # Django is set up only now (the platform's settings): the project's modules after it.
+        from accounts.services import register_player
+
         print(f"Celery round trip (baseline):     {summary(celery_round_trips(50))}")
         owner, _ = register_player("bench-host", password="bench-password-1")
         alone = bot_tables(owner, 1, args.hands, args.bot)

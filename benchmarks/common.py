@@ -58,10 +58,13 @@ def fresh_database(name: str) -> str:
     return f"postgres://postgres@127.0.0.1:5432/{name}"
 
 
-def start(args: list[str], env: dict[str, str], log_name: str) -> subprocess.Popen[bytes]:
+def start(
+    args: list[str], env: dict[str, str], log_name: str, code: Path = ROOT
+) -> subprocess.Popen[bytes]:
+    """A process of the platform in the checkout at ``code``, logging to var/``log_name``."""
     log = open(ROOT / "var" / log_name, "wb")  # noqa: SIM115
     return subprocess.Popen(
-        args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        args, cwd=code, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
 
 
@@ -74,13 +77,22 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def service_platform(db_name: str, redis_url: str, worker_concurrency: int = 2) -> Iterator[None]:
+def service_platform(
+    db_name: str,
+    redis_url: str,
+    worker_concurrency: int = 2,
+    code: Path = ROOT,
+    settings: dict[str, str] | None = None,
+) -> Iterator[dict[str, str]]:
     """Service mode on a fresh database and Redis db: migrated, a Celery worker (prefork),
     beat and the move timer running, and Django set up in this process on the same
-    settings."""
+    settings; yields those settings (the environment). ``code``: the checkout whose code
+    runs (this one by default), on this checkout's packages; ``settings``: more environment
+    for every process."""
     (ROOT / "var").mkdir(exist_ok=True)
     env = {
         **os.environ,
+        "PYTHONPATH": str(code),
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
         "DATABASE_URL": fresh_database(db_name),
         "REDIS_URL": redis_url,
@@ -88,9 +100,10 @@ def service_platform(db_name: str, redis_url: str, worker_concurrency: int = 2) 
         "SECRET_KEY": "bench-only-secret-key-bench-only-secret-key",
         "DEBUG": "false",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        **(settings or {}),
     }
     migrate = [str(BIN / "python"), "manage.py", "migrate", "-v0"]
-    subprocess.run(migrate, cwd=ROOT, env=env, check=True)
+    subprocess.run(migrate, cwd=code, env=env, check=True)
     import redis
 
     redis.Redis.from_url(redis_url).flushdb()
@@ -99,22 +112,26 @@ def service_platform(db_name: str, redis_url: str, worker_concurrency: int = 2) 
         [*celery, "worker", f"--concurrency={worker_concurrency}", "--loglevel=WARNING"],
         env,
         f"{db_name}-worker.log",
+        code,
     )
     schedule = ROOT / "var" / f"{db_name}-beat-schedule"
     beat = start(
         [*celery, "beat", "--loglevel=WARNING", f"--schedule={schedule}"],
         env,
         f"{db_name}-beat.log",
+        code,
     )
-    timer = start([str(BIN / "python"), "manage.py", "movetimer"], env, f"{db_name}-timer.log")
+    timer = start(
+        [str(BIN / "python"), "manage.py", "movetimer"], env, f"{db_name}-timer.log", code
+    )
     os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(code))
     import django
 
     django.setup()
     try:
         time.sleep(3)  # the worker's processes are up
-        yield
+        yield env
     finally:
         stop(worker)
         stop(beat)

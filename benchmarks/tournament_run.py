@@ -18,8 +18,6 @@ import time
 
 from common import service_platform
 
-from accounts.services import register_player
-
 DB_NAME = "sergeant_bench_tournament"
 REDIS_URL = "redis://127.0.0.1:6379/14"
 
@@ -34,6 +32,8 @@ def main() -> None:
     args = parser.parse_args()
 
     with service_platform(DB_NAME, REDIS_URL):
+        # Django is set up only now (the platform's settings): the project's modules after it.
+        from accounts.services import register_player
         from games.models import Game, GameEvent
         from tournaments import services
         from tournaments.models import Round, Tournament

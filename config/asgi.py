@@ -5,7 +5,8 @@ API's own middleware (``API_MIDDLEWARE``: async capable, no sessions or CSRF, si
 authenticates by token); everything else (admin, docs pages, static files) through the
 full ``MIDDLEWARE``. Under ASGI each sync-only hook of Django's classic middleware costs a
 thread hop; the API's middleware adds none, and a request to one of the API's sync views
-crosses to its thread once, for all of Django's sync work (see ``ApiHandler.handle``).
+crosses to its thread once, for all of Django's sync work (see ``ApiHandler.handle``). Both
+handlers time their responses (``Server-Timing: app;dur=<ms>``, :func:`timed`).
 """
 
 import contextlib
@@ -55,6 +56,31 @@ class Handler(ASGIHandler):
         response = await super().run_get_response(request)
         release_rest_framework_cycles(response)
         return response
+
+
+class SiteHandler(Handler):
+    """The pages' handler (everything outside ``/api/``): Django's own path through the full
+    middleware, its responses timed like the API's (``Server-Timing: app;dur=<ms>``), so a
+    page and the API calls that return the same data can be compared as the server saw them
+    (benchmarks/page_load.py)."""
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await super().__call__(scope, receive, timed(send) if scope["type"] == "http" else send)
+
+
+def timed(send: Any) -> Any:
+    """``send`` that adds ``Server-Timing: app;dur=<ms>`` to the response's start: the time
+    from now (the request reaching Django) to the response starting."""
+    arrived = time.perf_counter()
+
+    async def send_timed(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            spent_ms = (time.perf_counter() - arrived) * 1000
+            timing = (b"server-timing", b"app;dur=%.1f" % spent_ms)
+            message = {**message, "headers": [*message.get("headers", ()), timing]}
+        await send(message)
+
+    return send_timed
 
 
 def release_rest_framework_cycles(response: HttpResponseBase) -> None:
@@ -111,15 +137,7 @@ class ApiHandler(Handler):
             if self._idle_executors
             else ThreadPoolExecutor(max_workers=1, thread_name_prefix="api-request")
         )
-        arrived = time.perf_counter()
-
-        async def send_timed(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                spent_ms = (time.perf_counter() - arrived) * 1000
-                timing = (b"server-timing", b"app;dur=%.1f" % spent_ms)
-                message = {**message, "headers": [*message.get("headers", ()), timing]}
-            await send(message)
-
+        send_timed = timed(send)
         try:
             async with ThreadSensitiveContext(executor=executor):
                 await self.handle(scope, receive, send_timed)
@@ -201,7 +219,7 @@ def sync_view_route(scope: dict[str, Any]) -> tuple[bool, ResolverMatch | None]:
     return not iscoroutinefunction(match.func), match
 
 
-site_handler = Handler()
+site_handler = SiteHandler()
 api_handler = ApiHandler()
 freeze_startup_objects()
 

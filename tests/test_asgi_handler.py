@@ -4,12 +4,14 @@ request's objects freed as it ends, not at a cycle collector's pass.
 The collector's full passes over what requests had left paused a server worker for 60-270 ms
 under load, and each crossing to a request's thread cost about 190 µs of CPU; these run
 requests through the server's own ASGI application, in a process of their own, as uvicorn
-calls it.
+calls it. Pages and API responses alike carry the time the server spent on them
+(``Server-Timing``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from typing import Any
 
@@ -132,3 +134,61 @@ def test_it_crosses_to_a_sync_views_thread_once(django_db_blocker: Any) -> None:
     assert result["codes"] == [None, None, None, "invalid_rules", "not_found", "not_found"]
     assert result["crossings"][:5] == [1, 1, 1, 1, 1]
     assert result["crossings"][5] > 1
+
+
+TIMINGS = """
+import asyncio, json
+
+from config.asgi import application  # first: it sets Django up
+
+
+async def headers_of(path):
+    inbox = asyncio.Queue()
+    inbox.put_nowait({"type": "http.request", "body": b""})
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+        if message["type"] == "http.response.body" and not message.get("more_body"):
+            inbox.put_nowait({"type": "http.disconnect"})
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "scheme": "http",
+        "method": "GET", "path": path, "raw_path": path.encode(), "query_string": b"",
+        "root_path": "", "headers": [(b"host", b"127.0.0.1"), (b"accept", b"*/*")],
+        "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 80),
+    }
+    await application(scope, inbox.get, send)
+    return [sent[0]["status"], [v.decode() for k, v in sent[0]["headers"] if k == b"server-timing"]]
+
+
+async def main():
+    return {path: await headers_of(path) for path in ("/", "/no-such-page", "/api/v1/tables")}
+
+
+print(json.dumps(asyncio.run(main())))
+"""
+
+
+def test_it_times_pages_and_api_responses_alike(django_db_blocker: Any) -> None:
+    process = subprocess.run(
+        [str(VENV_BIN / "python"), "-c", TIMINGS],
+        cwd=ROOT,
+        env=suite_process_env(django_db_blocker),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode == 0, process.stderr
+    answers = json.loads(process.stdout.splitlines()[-1])
+
+    # One Server-Timing header each (benchmarks/page_load.py compares a page with the API
+    # calls that return the same data by it), on the pages as on the API.
+    assert {path: status for path, (status, _) in answers.items()} == {
+        "/": 200,
+        "/no-such-page": 404,
+        "/api/v1/tables": 200,
+    }
+    for _, timings in answers.values():
+        assert len(timings) == 1
+        assert re.fullmatch(r"app;dur=\d+\.\d", timings[0])
