@@ -123,18 +123,24 @@ def leaderboard(
     ``ranked``: established players active in the last INACTIVE_DAYS; ``provisional``: active
     players whose rating is still provisional; ``inactive``: everyone else.
     """
+    return leaderboards(pool, now)[which]
+
+
+def leaderboards(pool: str, now: datetime | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The pool's three lists (see :func:`leaderboard`) from one read of its ratings."""
     now = now or timezone.now()
     rows = Rating.objects.filter(pool=pool, games__gt=0, player__is_active=True).values_list(
         "player__username", "player__is_bot", "mu", "sigma", "games", "last_played_at"
     )
-    entries = []
+    lists: dict[str, list[dict[str, Any]]] = {"ranked": [], "provisional": [], "inactive": []}
     for username, is_bot, mu, sigma, games, last_played_at in rows:
         shown = current(mu, sigma, games, last_played_at, now)
         kind = "inactive" if shown.inactive else "provisional" if shown.provisional else "ranked"
-        if kind == which:
-            entries.append({"username": username, "is_bot": is_bot, **shown.data()})
-    entries.sort(key=lambda e: (-e["ordinal"], -e["mu"], e["username"]))
-    return [{"rank": i, **entry} for i, entry in enumerate(entries, start=1)]
+        lists[kind].append({"username": username, "is_bot": is_bot, **shown.data()})
+    for kind, entries in lists.items():
+        entries.sort(key=lambda e: (-e["ordinal"], -e["mu"], e["username"]))
+        lists[kind] = [{"rank": i, **entry} for i, entry in enumerate(entries, start=1)]
+    return lists
 
 
 def rating_history(username: str, *, pool: str) -> QuerySet[RatingChange]:
@@ -143,15 +149,40 @@ def rating_history(username: str, *, pool: str) -> QuerySet[RatingChange]:
     return RatingChange.objects.filter(player=found, pool=pool).order_by("at", "game_id")
 
 
+#: What :func:`history_point` reads of a rating change, in order.
+POINT_FIELDS = (
+    "game_id",
+    "at",
+    "mu_after",
+    "sigma_after",
+    "ordinal_after",
+    "ordinal_before",
+    "rank",
+)
+
+
 def history_point(change: RatingChange) -> dict[str, Any]:
+    return _point(*(getattr(change, name) for name in POINT_FIELDS))
+
+
+def history_points(username: str, *, pool: str) -> list[dict[str, Any]]:
+    """Every point of :func:`rating_history` (as :func:`history_point` makes it) without
+    building a model per game: a chart of a thousand games reads them all."""
+    rows = rating_history(username, pool=pool).values_list(*POINT_FIELDS)
+    return [_point(*row) for row in rows]
+
+
+def _point(
+    game: int, at: datetime, mu: float, sigma: float, ordinal: float, before: float, rank: int
+) -> dict[str, Any]:
     return {
-        "game": change.game_id,
-        "at": change.at,
-        "mu": change.mu_after,
-        "sigma": change.sigma_after,
-        "ordinal": change.ordinal_after,
-        "ordinal_change": change.ordinal_after - change.ordinal_before,
-        "rank": change.rank,
+        "game": game,
+        "at": at,
+        "mu": mu,
+        "sigma": sigma,
+        "ordinal": ordinal,
+        "ordinal_change": ordinal - before,
+        "rank": rank,
     }
 
 

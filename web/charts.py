@@ -12,6 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from html import escape
+
+from django.utils.safestring import SafeString, mark_safe
 
 #: The SVG's own units (its ``viewBox``); the page scales it to the width available.
 WIDTH = 520
@@ -71,6 +74,20 @@ class LineChart:
     dots: list[Dot]
     ticks: list[Tick]
     x_labels: list[XLabel]
+
+    @property
+    def dots_svg(self) -> SafeString:
+        """The dots as SVG, built here in one pass: a template loop over a thousand dots
+        (a profile with a thousand rated games) cost most of the page's time, and so did
+        ``format_html`` for each. Coordinates are numbers; keys and titles are escaped."""
+        radius = 2 if len(self.dots) > 60 else 3.5
+        return mark_safe(
+            "".join(
+                f'<circle cx="{d.x}" cy="{d.y}" r="{radius}" data-point="{escape(d.key)}">'
+                f"<title>{escape(d.title)}</title></circle>"
+                for d in self.dots
+            )
+        )
 
     @property
     def y_label_x(self) -> float:

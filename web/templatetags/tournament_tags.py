@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from urllib.parse import quote
 
 from django import template
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
 
@@ -65,3 +67,20 @@ def points(value: float | None) -> str:
     if value is None:
         return ""
     return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+@register.simple_tag
+def entrant(e: dict[str, object] | None, name: str = "", plain: bool = False) -> SafeString:
+    """A name in a tournament, linking to the account's profile: an entrant ``e`` (with a
+    bot badge unless ``plain``), or a filler house bot called ``name``. A tag, not an
+    included template: a tournament page shows a few hundred of them."""
+    if e:
+        link = (
+            f'<a href="/players/{quote(str(e["account"]), safe="/")}">{escape(e["username"])}</a>'
+        )
+        badge = ' <span class="badge bot">bot</span>' if e.get("is_bot") and not plain else ""
+        return mark_safe(link + badge)
+    return mark_safe(
+        f'<a href="/players/{quote(name, safe="/")}">{escape(name)}</a> <span class="badge"'
+        ' title="fills an empty seat; not an entrant">filler</span>'
+    )

@@ -17,7 +17,8 @@ from ratings.pools import DEFAULT_POOL, POOL_PRESETS
 from web.charts import LineChart, Point, line_chart
 from web.player_forms import HistoryFilterForm, pool_choices
 
-LEADERBOARD_PAGE_SIZE = 100
+#: As the API's lists (docs/api.md): a page of the leaderboard costs what a page of the API does.
+LEADERBOARD_PAGE_SIZE = 50
 HISTORY_PAGE_SIZE = 25
 
 
@@ -34,6 +35,17 @@ def query(params: QueryDict, **changes: Any) -> str:
     return f"?{encoded}" if encoded else "?"
 
 
+def _shown(entry: dict[str, Any]) -> dict[str, Any]:
+    """A leaderboard entry with its numbers as the page shows them (formatted here once:
+    the template's number filters cost more than the rest of the page)."""
+    return {
+        **entry,
+        "rating": f"{entry['ordinal']:.1f}",
+        "mu_shown": f"{entry['mu']:.2f}",
+        "sigma_shown": f"{entry['sigma']:.2f}",
+    }
+
+
 @require_safe
 def leaderboard(request: HttpRequest) -> HttpResponse:
     asked = request.GET.get("pool") or DEFAULT_POOL
@@ -44,7 +56,8 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         context["unknown_pool"] = error.message
         return render(request, "web/players/leaderboard.html", context, status=404)
     # The ranking (established players), then the players whose rating is still provisional.
-    rows = ratings.leaderboard(pool) + ratings.leaderboard(pool, "provisional")
+    lists = ratings.leaderboards(pool)
+    rows = [_shown(row) for row in lists["ranked"] + lists["provisional"]]
     page = Paginator(rows, LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     context.update(
         {
@@ -63,9 +76,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 
 def rating_chart(username: str, pool: str) -> tuple[LineChart | None, list[dict[str, Any]]]:
     """The chart of the player's rating (ordinal) after each rated game of ``pool``."""
-    points = [
-        ratings.history_point(change) for change in ratings.rating_history(username, pool=pool)
-    ]
+    points = ratings.history_points(username, pool=pool)
     if not points:
         return None, points
     chart = line_chart(
