@@ -208,3 +208,25 @@ def test_it_lets_an_organiser_adjudicate_an_overdue_table(
     log = ann.ok("GET", f"{base}/audit")
     assert log[-1]["action"] == "table_adjudicated"
     assert log[-1]["details"]["round"] == 1 and log[-1]["details"]["table"] == 1
+
+
+def test_it_refuses_rating_limits_beyond_any_rating_and_stays_readable(
+    api_server: LiveServer,
+) -> None:
+    ann = register(api_server.url, "ann")
+    created = create(ann)
+    path = f"/tournaments/{created['id']}"
+
+    huge = error_of(
+        ann.request(
+            "POST", "/tournaments", json={"name": "x", "format": "swiss", "min_rating": 1e30}
+        ),
+        400,
+        "invalid",
+    )
+    huge_integer = error_of(ann.request("PATCH", path, json={"max_rating": 10**30}), 400, "invalid")
+
+    assert "min_rating" in huge["fields"] and "max_rating" in huge_integer["fields"]
+    assert ann.ok("PATCH", path, json={"max_rating": 40.5})["max_rating"] == 40.5
+    assert ann.ok("GET", path)["max_rating"] == 40.5
+    assert ann.ok("GET", f"{path}/audit")

@@ -9,6 +9,11 @@ from rest_framework import serializers
 from games.serializers import RulesField
 from tournaments.models import Tournament
 
+#: The largest rating limit accepted (ratings, mu - 3 sigma, are on a scale around 25). An
+#: unbounded one was stored in the audit log as an integer the JSON encoder refused, and the
+#: tournament's page answered 500 from then on.
+RATING_LIMIT_BOUND = 1000.0
+
 
 class TournamentSettingsSerializer(serializers.Serializer[Any]):
     """Create (``POST /tournaments``) or change before the start (``PATCH``)."""
@@ -42,8 +47,20 @@ class TournamentSettingsSerializer(serializers.Serializer[Any]):
     max_players = serializers.IntegerField(
         min_value=3, max_value=100000, required=False, allow_null=True, default=None
     )
-    min_rating = serializers.FloatField(required=False, allow_null=True, default=None)
-    max_rating = serializers.FloatField(required=False, allow_null=True, default=None)
+    min_rating = serializers.FloatField(
+        min_value=-RATING_LIMIT_BOUND,
+        max_value=RATING_LIMIT_BOUND,
+        required=False,
+        allow_null=True,
+        default=None,
+    )
+    max_rating = serializers.FloatField(
+        min_value=-RATING_LIMIT_BOUND,
+        max_value=RATING_LIMIT_BOUND,
+        required=False,
+        allow_null=True,
+        default=None,
+    )
     humans_allowed = serializers.BooleanField(default=True)
     bots_allowed = serializers.BooleanField(default=True)
     odd_count = serializers.ChoiceField(
