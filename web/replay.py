@@ -17,7 +17,7 @@ from typing import Any
 from games.engine import Game as Engine
 from games.engine.events import Event
 from games.engine.replay import load_case
-from web.table import POSITIONS
+from web.table import POSITIONS, seat_role
 from web.templatetags.cards import CALL_NAMES, SUIT_ORDER, sort_hand
 
 #: What the seat to act is doing, by the engine's phase.
@@ -172,15 +172,6 @@ def step_number(raw: str | None, last: int) -> int:
     except ValueError:
         return 0
     return min(max(number, 0), last)
-
-
-def _role(seat: int, dealer: int, players: int) -> str:
-    offset = (seat - dealer) % players
-    if offset == 0:
-        return "dealer"
-    if offset == 1:
-        return "eldest"
-    return "middle" if players == 3 else ""
 
 
 def _cards(text: str, cards: Sequence[str], after: str = "") -> list[Part]:
@@ -434,7 +425,7 @@ def _state(
                 name=names.get(seat, f"seat {seat}"),
                 is_bot=seat in bots,
                 position=positions[seat],
-                role=_role(seat, dealer, players),
+                role=seat_role(seat, dealer, players),
                 target=targets[seat],
                 tricks=public["tricks"][seat],
                 score=public["scores"][seat],

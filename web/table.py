@@ -67,7 +67,8 @@ class Controls:
     choice: Choice | None = None
 
 
-def _role(seat: int, dealer: int, players: int) -> str:
+def seat_role(seat: int, dealer: int, players: int) -> str:
+    """A seat's role in a hand: dealer, eldest (left of the dealer), middle (3 seats)."""
     offset = (seat - dealer) % players
     if offset == 0:
         return "dealer"
@@ -94,7 +95,7 @@ def seat_panels(view: dict[str, Any], names: dict[int, str]) -> list[SeatPanel]:
                 is_bot=bool(who.get("is_bot")),
                 played_by=who.get("played_by"),
                 position=position,
-                role=_role(seat, view["dealer"], players),
+                role=seat_role(seat, view["dealer"], players),
                 target=targets[seat],
                 tricks=view["tricks"][seat],
                 score=view["scores"][seat],

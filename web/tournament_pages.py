@@ -23,26 +23,11 @@ from games.engine import PRESETS
 from games.services import parse_rules
 from tournaments.models import Tournament
 from tournaments.serializers import TournamentSettingsSerializer
+from tournaments.services import SETTINGS
 
-#: The form's fields that are the API's settings under the same name.
-SAME_NAME = (
-    "name",
-    "format",
-    "rounds",
-    "hands_per_game",
-    "move_seconds",
-    "round_minutes",
-    "starts_at",
-    "rated",
-    "max_players",
-    "min_rating",
-    "max_rating",
-    "humans_allowed",
-    "bots_allowed",
-    "odd_count",
-    "filler_bot",
-    "advance_per_table",
-)
+#: The form's fields that are the API's settings under the same name (the rules are the
+#: form's preset; the points by rank keep their default).
+SAME_NAME = tuple(name for name in SETTINGS if name not in ("rules", "points_by_rank"))
 #: Where an error of an API setting is shown when the form calls it differently.
 FIELD_OF_SETTING = {"rules": "preset"}
 #: Errors of the services that name no field, placed by their code.
