@@ -7,18 +7,19 @@ from typing import Any
 from rest_framework import serializers
 
 from accounts.models import ApiToken
+from api.strict import StrictSerializer
 
 #: Usernames of accounts people and bots register (house bots' ``house:`` names are not).
 USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,29}$"
 
 
-class RegisterSerializer(serializers.Serializer[Any]):
+class RegisterSerializer(StrictSerializer):
     username = serializers.RegexField(USERNAME_PATTERN, help_text="3-30 letters, digits, _ . -")
     password = serializers.CharField(write_only=True, min_length=8, max_length=200)
     email = serializers.EmailField(required=False, allow_blank=True, default="", max_length=254)
 
 
-class LoginSerializer(serializers.Serializer[Any]):
+class LoginSerializer(StrictSerializer):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=200, write_only=True)
     scopes = serializers.ListField(
@@ -27,7 +28,7 @@ class LoginSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=100, required=False, default="")
 
 
-class NewTokenSerializer(serializers.Serializer[Any]):
+class NewTokenSerializer(StrictSerializer):
     scopes = serializers.ListField(
         child=serializers.ChoiceField(ApiToken.Scope.choices), allow_empty=False
     )

@@ -1,32 +1,54 @@
-"""What every view does with a request: validate its body, read a number.
+"""What every view does with a request: validate its body, read a query parameter.
+
+Query parameters are as strict as bodies (api/strict.py): an integer is written in ASCII
+digits (no ``+``, spaces, ``_`` or other scripts' digits, which ``int()`` would take) and in
+its range, a named value is one of its values; else a 400 ``invalid`` naming the parameter.
 
 (Its caller: ``accounts.auth.caller``.)"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from django.http import HttpRequest
 
 from core.errors import Invalid
 
+_INTEGER = re.compile(r"-?[0-9]{1,20}")
 
-def valid(serializer_class: type[Any], data: Any) -> dict[str, Any]:
+
+def valid(serializer_class: type[Any], data: Any, **kwargs: Any) -> dict[str, Any]:
     """``data`` validated by ``serializer_class`` (a 400 ``invalid`` with the fields if not)."""
-    serializer = serializer_class(data=data)
+    serializer = serializer_class(data=data, **kwargs)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
+
+
+def _refused(name: str, message: str) -> Invalid:
+    return Invalid("invalid", message, fields={name: [message]})
 
 
 def int_param(request: HttpRequest, name: str, *, default: int, low: int, high: int) -> int:
     """The integer query parameter ``name`` in ``low..high`` (``default`` when absent)."""
     raw = request.GET.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise Invalid("invalid", f"{name} must be an integer.") from None
+    if not _INTEGER.fullmatch(raw):
+        raise _refused(name, f"{name} must be an integer.")
+    value = int(raw)
     if not low <= value <= high:
-        raise Invalid("invalid", f"{name} must be between {low} and {high}.")
+        raise _refused(name, f"{name} must be between {low} and {high}.")
     return value
+
+
+def choice_param(request: HttpRequest, name: str, choices: Iterable[str]) -> str | None:
+    """The query parameter ``name``, one of ``choices`` (None when absent)."""
+    raw = request.GET.get(name)
+    if raw is None:
+        return None
+    known = list(choices)
+    if raw not in known:
+        raise _refused(name, f"{name} must be {', '.join(known[:-1])} or {known[-1]}.")
+    return raw

@@ -14,11 +14,12 @@ from accounts.auth import require_scope
 from accounts.models import ApiToken, Player
 from accounts.serializers import USERNAME_PATTERN
 from api.schema import ERROR
+from api.strict import StrictSerializer
 from bots.models import BotAccount
 from bots.services import create_bot_account
 
 
-class BotCreateSerializer(serializers.Serializer[Any]):
+class BotCreateSerializer(StrictSerializer):
     username = serializers.RegexField(USERNAME_PATTERN)
     mode = serializers.ChoiceField(BotAccount.Mode.choices, default=BotAccount.Mode.POLL)
     webhook_url = serializers.URLField(required=False, allow_blank=True, default="", max_length=500)

@@ -22,12 +22,14 @@ from accounts.models import ApiToken
 from api.asyncviews import in_thread
 from api.errors import error_response, method_not_allowed
 from api.pagination import paginate, paginated
-from api.requests import int_param, valid
+from api.requests import choice_param, int_param, valid
 from api.schema import ERROR
+from api.strict import INT32_MAX
 from core.errors import DomainError, Invalid
 from games import selectors, services
 from games.engine import PRESETS
 from games.serializers import (
+    ACTION_EXAMPLES,
     ActionSerializer,
     EventsSerializer,
     GameViewSerializer,
@@ -37,11 +39,14 @@ from games.serializers import (
     SeatChoiceSerializer,
     TableCreateSerializer,
     TableSerializer,
+    valid_action,
 )
 from realtime import delivery
 
 CanPlay = require_scope(ApiToken.Scope.PLAY)
 MAX_WAIT_SECONDS = 60
+TABLE_STATUSES = ("open", "playing", "finished")
+RESULTS = ("win", "shared", "loss")
 
 
 # --- Tables ---------------------------------------------------------------------------------
@@ -57,7 +62,7 @@ class TablesView(APIView):
 
     @extend_schema(
         operation_id="tables_list",
-        parameters=[OpenApiParameter("status", str, enum=["open", "playing", "finished"])],
+        parameters=[OpenApiParameter("status", str, enum=list(TABLE_STATUSES))],
         responses={200: paginated(TableSerializer)},
     )
     def get(self, request: Request) -> Response:
@@ -65,9 +70,7 @@ class TablesView(APIView):
 
         Tables newest first, paginated; `status` filters by `open`, `playing` or `finished`.
         """
-        status_filter = request.query_params.get("status")
-        if status_filter not in (None, "open", "playing", "finished"):
-            raise Invalid("invalid", "status must be open, playing or finished.")
+        status_filter = choice_param(request, "status", TABLE_STATUSES)
         return paginate(self, request, selectors.tables(status_filter), shown=_tables_shown)
 
     @extend_schema(
@@ -183,6 +186,7 @@ class GameActionsView(APIView):
     @extend_schema(
         operation_id="games_act",
         request=ActionSerializer,
+        examples=ACTION_EXAMPLES,
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
@@ -203,16 +207,7 @@ class GameActionsView(APIView):
         and acts once.
         """
         body = request.data
-        if not isinstance(body, dict):
-            raise Invalid("invalid", "The body must be a JSON object.")
-        expected = body.get("expected_version")
-        if expected is not None and type(expected) is not int:
-            raise Invalid(
-                "invalid",
-                "expected_version must be an integer.",
-                fields={"expected_version": ["An integer."]},
-            )
-        action = {k: v for k, v in body.items() if k != "expected_version"}
+        action, expected = valid_action(body)
         key = request.headers.get("Idempotency-Key") or None
         if key is not None and len(key) > 255:
             raise Invalid("invalid", "Idempotency-Key is limited to 255 characters.")
@@ -260,7 +255,7 @@ class PlayerGamesView(APIView):
         operation_id="players_games",
         parameters=[
             OpenApiParameter("rules", str, enum=list(PRESETS), description="a preset name"),
-            OpenApiParameter("result", str, enum=["win", "shared", "loss"]),
+            OpenApiParameter("result", str, enum=list(RESULTS)),
         ],
         responses={200: paginated(HistoryEntrySerializer), 404: ERROR},
     )
@@ -271,13 +266,9 @@ class PlayerGamesView(APIView):
         scores, the player's seat, rank, score, result and rating change; `rules` (a preset) and
         `result` (`win`, `shared`, `loss`) filter.
         """
-        result = request.query_params.get("result")
-        if result not in (None, "win", "shared", "loss"):
-            raise Invalid("invalid", "result must be win, shared or loss.")
-        rules = request.query_params.get("rules")
-        if rules is not None and rules not in PRESETS:
-            # A misspelt preset would otherwise look like a player who never played it.
-            raise Invalid("invalid", f"rules must be a preset: {', '.join(PRESETS)}.")
+        result = choice_param(request, "result", RESULTS)
+        # A misspelt preset would otherwise look like a player who never played it.
+        rules = choice_param(request, "rules", PRESETS)
         rows = selectors.player_history(username, preset=rules, result=result)
         return paginate(self, request, rows, shown=selectors.history_entries)
 
@@ -309,7 +300,7 @@ async def game_events(request: HttpRequest, game_id: int) -> JsonResponse:
         return method_not_allowed("GET")
     try:
         viewer = await in_thread(authenticate_and_limit)(request)
-        after = int_param(request, "after", default=0, low=0, high=2**31)
+        after = int_param(request, "after", default=0, low=0, high=INT32_MAX)
         wait = int_param(request, "wait", default=0, low=0, high=MAX_WAIT_SECONDS)
         deadline = time.monotonic() + wait
         with delivery.listening(delivery.game_channel(game_id)) as waiter:

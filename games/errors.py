@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from core.errors import Conflict, Invalid
 
 
 class IllegalMove(Invalid):
     """The rules do not allow this action now; ``details["reason"]`` is the rules' code
-    (``must_follow_suit``, ``card_not_in_hand``...)."""
+    (``must_follow_suit``, ``card_not_in_hand``...); an action of the wrong shape also has
+    its ``fields`` named."""
 
-    def __init__(self, message: str, *, reason: str) -> None:
-        super().__init__("illegal_action", message, reason=reason)
+    def __init__(self, message: str, *, reason: str, **details: Any) -> None:
+        super().__init__("illegal_action", message, reason=reason, **details)
 
 
 class TurnGone(Conflict):

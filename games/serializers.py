@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer
 from rest_framework import serializers
+
+from api.strict import INT32_MAX, StrictSerializer
+from games.engine import CALLS, PRESETS, IllegalAction
+from games.engine.actions import action_from_dict
+from games.errors import IllegalMove
+
+#: The highest seat number of any preset's table (four-handed: 0..3).
+MAX_SEAT = max(rules.players for rules in PRESETS.values()) - 1
 
 
 class RulesField(serializers.JSONField):
@@ -16,15 +25,19 @@ class RulesField(serializers.JSONField):
         return data
 
 
-class TableCreateSerializer(serializers.Serializer[Any]):
+def _seat(**kwargs: Any) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=0, max_value=MAX_SEAT, **kwargs)
+
+
+class TableCreateSerializer(StrictSerializer):
     rules = RulesField(default="classic")
     rated = serializers.BooleanField(default=True)
     move_seconds = serializers.IntegerField(min_value=1, max_value=86400, default=60)
-    seat = serializers.IntegerField(min_value=0, allow_null=True, default=0)
+    seat = _seat(allow_null=True, default=0)
 
 
-class SeatChoiceSerializer(serializers.Serializer[Any]):
-    seat = serializers.IntegerField(min_value=0, required=False, allow_null=True, default=None)
+class SeatChoiceSerializer(StrictSerializer):
+    seat = _seat(required=False, allow_null=True, default=None)
 
 
 class SeatBotSerializer(SeatChoiceSerializer):
@@ -78,11 +91,132 @@ class GameViewSerializer(serializers.Serializer[Any]):
     result = serializers.JSONField(allow_null=True)
 
 
-class ActionSerializer(serializers.Serializer[Any]):
-    """``{type, ...action fields, expected_version?}``; the engine judges the action."""
+# --- Actions: one shape per type (docs/replay.md); the engine judges whether it is legal now --
 
-    type = serializers.CharField(help_text="play, trump, discard, give, bid, pass, swap, no_swap")
-    expected_version = serializers.IntegerField(required=False, allow_null=True)
+
+def _card() -> serializers.RegexField:
+    return serializers.RegexField(
+        r"^[2-9TJQKA][CDHS]$", max_length=2, help_text="a card: rank 2-9 T J Q K A, suit C D H S"
+    )
+
+
+def _cards(max_length: int) -> serializers.ListField:
+    return serializers.ListField(child=_card(), max_length=max_length)
+
+
+def _type_field(name: str) -> serializers.ChoiceField:
+    return serializers.ChoiceField([name], help_text=f"{name!r}: this kind of action")
+
+
+class _ActionSerializer(StrictSerializer):
+    expected_version = serializers.IntegerField(
+        min_value=0,
+        max_value=INT32_MAX,
+        required=False,
+        allow_null=True,
+        help_text="the game version the action is meant for (409 version_conflict if stale)",
+    )
+
+
+class PlayActionSerializer(_ActionSerializer):
+    type = _type_field("play")
+    card = _card()
+
+
+class TrumpActionSerializer(_ActionSerializer):
+    type = _type_field("trump")
+    suit = serializers.ChoiceField(list(CALLS), help_text="C D H S; NT and MIZ in `calls`")
+
+
+class DiscardActionSerializer(_ActionSerializer):
+    type = _type_field("discard")
+    cards = _cards(17)
+
+
+class GiveActionSerializer(_ActionSerializer):
+    type = _type_field("give")
+    to = serializers.IntegerField(min_value=0, max_value=MAX_SEAT, help_text="the seat given to")
+    cards = _cards(17)
+
+
+class BidActionSerializer(_ActionSerializer):
+    type = _type_field("bid")
+    tricks = serializers.IntegerField(min_value=0, max_value=INT32_MAX)
+
+
+class PassActionSerializer(_ActionSerializer):
+    type = _type_field("pass")
+
+
+class SwapActionSerializer(_ActionSerializer):
+    type = _type_field("swap")
+    card = _card()
+
+
+class NoSwapActionSerializer(_ActionSerializer):
+    type = _type_field("no_swap")
+
+
+ACTION_SERIALIZERS: dict[str, type[_ActionSerializer]] = {
+    "play": PlayActionSerializer,
+    "trump": TrumpActionSerializer,
+    "discard": DiscardActionSerializer,
+    "give": GiveActionSerializer,
+    "bid": BidActionSerializer,
+    "pass": PassActionSerializer,
+    "swap": SwapActionSerializer,
+    "no_swap": NoSwapActionSerializer,
+}
+
+#: The documented body of ``POST /games/{id}/actions``: one of the types, told by ``type``.
+ActionSerializer = PolymorphicProxySerializer(
+    component_name="Action",
+    serializers={name: serializer() for name, serializer in ACTION_SERIALIZERS.items()},
+    resource_type_field_name="type",
+)
+
+ACTION_EXAMPLES = [
+    OpenApiExample(name, value=value, request_only=True)
+    for name, value in {
+        "play": {"type": "play", "card": "TD", "expected_version": 12},
+        "trump": {"type": "trump", "suit": "H"},
+        "discard": {"type": "discard", "cards": ["2C", "3C", "7D", "9S"]},
+        "give": {"type": "give", "to": 1, "cards": ["AS", "KD"]},
+        "bid": {"type": "bid", "tricks": 9},
+        "pass": {"type": "pass"},
+        "swap": {"type": "swap", "card": "7C"},
+        "no_swap": {"type": "no_swap"},
+    }.items()
+]
+
+
+def valid_action(body: Any) -> tuple[dict[str, Any], int | None]:
+    """The action of a request body and its ``expected_version``.
+
+    A body of the wrong shape is refused with its fields named: with the engine's
+    ``illegal_action`` reason (docs/replay.md) when the engine would refuse the action's
+    shape too, else (a field the type does not take, an ``expected_version`` that is not a
+    version) with ``invalid``.
+    """
+    if not isinstance(body, dict):
+        raise serializers.ValidationError(
+            {"non_field_errors": ["Must be a JSON object."]}, code="invalid"
+        )
+    action = {name: value for name, value in body.items() if name != "expected_version"}
+    kind = body.get("type")
+    serializer_class = ACTION_SERIALIZERS.get(kind) if isinstance(kind, str) else None
+    if serializer_class is None:
+        fields: Any = {"type": [f"Must be one of: {', '.join(ACTION_SERIALIZERS)}."]}
+    else:
+        serializer = serializer_class(data=body)
+        if serializer.is_valid():
+            return action, serializer.validated_data.get("expected_version")
+        fields = serializer.errors
+    try:
+        action_from_dict(action)
+    except IllegalAction as error:
+        raise IllegalMove(str(error), reason=error.code, fields=fields) from None
+    raise serializers.ValidationError(fields)
 
 
 class EventsSerializer(serializers.Serializer[Any]):

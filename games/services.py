@@ -51,7 +51,8 @@ def parse_rules(data: object) -> Rules:
     try:
         return Rules.from_dict(data)
     except (RulesError, TypeError, ValueError) as error:
-        raise Invalid("invalid_rules", str(error)) from error
+        # The field is named as strict input names it: a misspelt option is one.
+        raise Invalid("invalid_rules", str(error), fields={"rules": [str(error)]}) from error
 
 
 def create_table(

@@ -13,8 +13,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.pagination import paginate, paginated
+from api.requests import choice_param
 from api.schema import ERROR
-from core.errors import Invalid
 from ratings import selectors
 from ratings.pools import DEFAULT_POOL, POOL_PRESETS, POOLS
 
@@ -84,9 +84,7 @@ class LeaderboardView(APIView):
         active players whose sigma is still above 6; `inactive`: the others.
         """
         pool = selectors.valid_pool(request.query_params.get("pool"))
-        which = request.query_params.get("list") or "ranked"
-        if which not in selectors.LISTS:
-            raise Invalid("invalid", "list must be ranked, provisional or inactive.")
+        which = choice_param(request, "list", selectors.LISTS) or "ranked"
         return paginate(self, request, selectors.leaderboard(pool, which))
 
 

@@ -27,7 +27,8 @@ LISTS = ("ranked", "provisional", "inactive")
 def valid_pool(pool: str | None) -> str:
     pool = pool or DEFAULT_POOL
     if pool not in POOLS:
-        raise Invalid("unknown_pool", f"No rating pool '{pool}'.", known=list(POOLS))
+        message = f"No rating pool '{pool}'."
+        raise Invalid("unknown_pool", message, known=list(POOLS), fields={"pool": [message]})
     return pool
 
 

@@ -400,7 +400,8 @@ def test_it_answers_403_not_seated_to_a_player_outside_the_game(match: Match) ->
 )
 def test_it_answers_404_for_unknown_things(api_server: LiveServer, method: str, path: str) -> None:
     ann = register(api_server.url, "ann")
-    body = {"bot": "house:random"} if path.endswith("/bots") else {"type": "pass"}
+    bodies = {"/bots": {"bot": "house:random"}, "/actions": {"type": "pass"}}
+    body = next((b for end, b in bodies.items() if path.endswith(end)), {})
 
     response = ann.request(method, path, json=body if method == "POST" else None)
 
@@ -425,21 +426,20 @@ def test_it_answers_409_version_conflict_to_a_stale_expected_version(match: Matc
     option = view["legal_actions"][0]
 
     error = match.post_illegal(
-        dealer, {**option, "expected_version": view["version"] - 1}, 409, "version_conflict"
-    )
-    assert error["version"] == view["version"]
-    match.post_illegal(
         dealer, {**option, "expected_version": view["version"] + 1}, 409, "version_conflict"
     )
+    assert error["version"] == view["version"]
 
     after = match.act(dealer, {**option, "expected_version": view["version"]})
     assert after["version"] == view["version"] + 1
-    match.post_illegal(
+    # A version below the game's (a version is never negative: -1 is a 400, tested elsewhere).
+    error = match.post_illegal(
         dealer,
         {"type": "discard", "cards": lowest_cards(after, 4), "expected_version": view["version"]},
         409,
         "version_conflict",
     )
+    assert error["version"] == after["version"]
 
 
 def test_it_answers_409_not_your_turn_to_a_seat_not_to_act(match: Match) -> None:
@@ -472,10 +472,11 @@ def test_it_answers_409_to_an_action_on_a_finished_game(match: Match) -> None:
 
 
 def padded_table_body(size: int) -> bytes:
-    """A valid table request of exactly ``size`` bytes (an unknown field pads it)."""
-    head = b'{"rules": "classic", "move_seconds": 60, "padding": "'
-    tail = b'"}'
-    body = head + b"x" * (size - len(head) - len(tail)) + tail
+    """A valid table request of exactly ``size`` bytes (white space pads it: an unknown field
+    would be refused)."""
+    head = b'{"rules": "classic", "move_seconds": 60'
+    tail = b"}"
+    body = head + b" " * (size - len(head) - len(tail)) + tail
     assert len(body) == size
     json.loads(body)
     return body

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from accounts.auth import caller, require_scope
 from accounts.models import ApiToken
 from api.pagination import paginate, paginated
-from api.requests import valid
+from api.requests import choice_param, int_param, valid
 from api.schema import ERROR
 from core.errors import Invalid
 from tournaments import selectors, services
@@ -62,9 +62,7 @@ class TournamentsView(APIView):
 
         Newest first, paginated; `status` filters by `registering`, `running` or `finished`.
         """
-        status = request.query_params.get("status")
-        if status not in (None, *STATUSES):
-            raise Invalid("invalid", "status must be registering, running or finished.")
+        status = choice_param(request, "status", STATUSES)
         return paginate(self, request, selectors.tournaments(status), shown=_summaries)
 
     @extend_schema(
@@ -220,12 +218,13 @@ class StandingsView(APIView):
         Overall, or after round `round`: `{rank, username, points, tiebreaks..., games}`.
         """
         tournament = selectors.tournament(tournament_id)
-        raw = request.query_params.get("round")
         up_to = None
-        if raw is not None:
-            if not raw.isdigit() or not 1 <= int(raw) <= tournament.current_round:
-                raise Invalid("invalid", f"round must be 1..{tournament.current_round}.")
-            up_to = int(raw)
+        if "round" in request.query_params:
+            if tournament.current_round < 1:
+                raise Invalid(
+                    "invalid", "No round has started.", fields={"round": ["No round has started."]}
+                )
+            up_to = int_param(request, "round", default=1, low=1, high=tournament.current_round)
         return Response(selectors.standings_data(tournament, up_to))
 
 

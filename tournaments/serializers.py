@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from api.strict import StrictSerializer
 from games.serializers import RulesField
 from tournaments.models import Tournament
 
@@ -15,7 +16,7 @@ from tournaments.models import Tournament
 RATING_LIMIT_BOUND = 1000.0
 
 
-class TournamentSettingsSerializer(serializers.Serializer[Any]):
+class TournamentSettingsSerializer(StrictSerializer):
     """Create (``POST /tournaments``) or change before the start (``PATCH``)."""
 
     name = serializers.CharField(max_length=100)
@@ -81,17 +82,17 @@ class TournamentSettingsSerializer(serializers.Serializer[Any]):
     )
 
 
-class UsernameSerializer(serializers.Serializer[Any]):
+class UsernameSerializer(StrictSerializer):
     player = serializers.CharField(
         max_length=150, help_text='a username, a bot account, or "house:random|heuristic|strong"'
     )
 
 
-class OrganiserSerializer(serializers.Serializer[Any]):
+class OrganiserSerializer(StrictSerializer):
     username = serializers.CharField(max_length=150)
 
 
-class ForbiddenPairInputSerializer(serializers.Serializer[Any]):
+class ForbiddenPairInputSerializer(StrictSerializer):
     players = serializers.ListField(
         child=serializers.CharField(max_length=150), min_length=2, max_length=2
     )

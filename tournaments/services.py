@@ -102,7 +102,8 @@ def game_rules(rules: object, hands_per_game: int | None) -> dict[str, Any]:
         data["max_hands"] = hands_per_game
     parsed = games.parse_rules(data)
     if parsed.players != 3:
-        raise Invalid("invalid_rules", "Tournaments are for 3-seat tables.")
+        message = "Tournaments are for 3-seat tables."
+        raise Invalid("invalid_rules", message, fields={"rules": [message]})
     return parsed.to_dict()
 
 

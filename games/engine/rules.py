@@ -42,6 +42,9 @@ OPTIONS: Final = (
 )
 """The option names every preset accepts."""
 
+OPTION_INT_MAX: Final = 2**31 - 1
+"""The largest integer option: a 32-bit integer, as every store of rules keeps it."""
+
 _CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "kitty_order": ("discard_then_take", "take_then_discard"),
     "one_up_two_down": ("simultaneous", "sequential"),
@@ -223,12 +226,16 @@ def _check_option(key: str, value: object) -> None:
         if type(value) is not int or value not in (1, 4):
             raise RulesError(f"bad value {value!r} for option {key!r} (1 or 4)")
     elif key == "exchange_cap":
-        if value is not None and (type(value) is not int or value < 0):
-            raise RulesError(f"bad value {value!r} for option {key!r} (null or an integer >= 0)")
+        if value is not None and (type(value) is not int or not 0 <= value <= OPTION_INT_MAX):
+            raise RulesError(
+                f"bad value {value!r} for option {key!r} (null or an integer 0..{OPTION_INT_MAX})"
+            )
     elif key in ("max_hands", "target_score") and (
-        value is not None and (type(value) is not int or value < 1)
+        value is not None and (type(value) is not int or not 1 <= value <= OPTION_INT_MAX)
     ):
-        raise RulesError(f"bad value {value!r} for option {key!r} (null or an integer >= 1)")
+        raise RulesError(
+            f"bad value {value!r} for option {key!r} (null or an integer 1..{OPTION_INT_MAX})"
+        )
 
 
 _CLASSIC: Final = Rules()
