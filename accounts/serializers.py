@@ -14,7 +14,9 @@ USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,29}$"
 
 
 class RegisterSerializer(StrictSerializer):
-    username = serializers.RegexField(USERNAME_PATTERN, help_text="3-30 letters, digits, _ . -")
+    username = serializers.RegexField(
+        USERNAME_PATTERN, max_length=30, help_text="3-30 letters, digits, _ . -"
+    )
     password = serializers.CharField(write_only=True, min_length=8, max_length=200)
     email = serializers.EmailField(required=False, allow_blank=True, default="", max_length=254)
 

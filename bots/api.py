@@ -20,7 +20,7 @@ from bots.services import create_bot_account
 
 
 class BotCreateSerializer(StrictSerializer):
-    username = serializers.RegexField(USERNAME_PATTERN)
+    username = serializers.RegexField(USERNAME_PATTERN, max_length=30)
     mode = serializers.ChoiceField(BotAccount.Mode.choices, default=BotAccount.Mode.POLL)
     webhook_url = serializers.URLField(required=False, allow_blank=True, default="", max_length=500)
 
