@@ -9,7 +9,7 @@ its range, a named value is one of its values; else a 400 ``invalid`` naming the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.http import HttpRequest
@@ -52,3 +52,15 @@ def choice_param(request: HttpRequest, name: str, choices: Iterable[str]) -> str
     if raw not in known:
         raise _refused(name, f"{name} must be {', '.join(known[:-1])} or {known[-1]}.")
     return raw
+
+
+def no_body(data: Any) -> None:
+    """Refuse fields sent to an endpoint that takes none (a body of ``{}`` or none is fine)."""
+    if isinstance(data, Mapping):
+        if data:
+            message = "This request takes no fields."
+            raise Invalid("invalid", message, fields={str(name): [message] for name in data})
+        return
+    raise Invalid(
+        "invalid", "The body must be empty or {}.", fields={"non_field_errors": ["Not {}."]}
+    )

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from accounts.auth import require_scope
 from accounts.models import ApiToken, Player
 from accounts.serializers import USERNAME_PATTERN
+from api.requests import valid
 from api.schema import ERROR
 from api.strict import StrictSerializer
 from bots.models import BotAccount
@@ -47,9 +48,7 @@ class BotsView(APIView):
         each turn to `webhook_url`, signed with the `webhook_secret` returned) → 201 `{username,
         token, mode, webhook_secret?}`. A bot account cannot own bots.
         """
-        serializer = BotCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = valid(BotCreateSerializer, request.data)
         assert isinstance(request.user, Player)
         account, key = create_bot_account(
             request.user,

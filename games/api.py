@@ -22,7 +22,7 @@ from accounts.models import ApiToken
 from api.asyncviews import in_thread
 from api.errors import error_response, method_not_allowed
 from api.pagination import paginate, paginated
-from api.requests import choice_param, int_param, valid
+from api.requests import choice_param, int_param, no_body, valid
 from api.schema import ERROR
 from api.strict import INT32_MAX
 from core.errors import DomainError, Invalid
@@ -140,6 +140,7 @@ class TableLeaveView(APIView):
         → 200 the table; 409 `table_not_open` once the game has started, `not_seated` if the
         caller has no seat there.
         """
+        no_body(request.data)
         services.leave_table(caller(request), table_id=table_id)
         return Response(selectors.table_data(selectors.table(table_id)))
 

@@ -62,6 +62,14 @@ def refuses_all(client: Client, method: str, path: str, table: list[Bad]) -> Non
 
 # Bodies that are not objects: every endpoint with a body refuses them the same way.
 NOT_OBJECTS = [Bad(body, BODY) for body in ([], [{}], "classic", 17, True, None)]
+# Endpoints that take no fields: a field sent to them is unknown too.
+NO_BODY = [
+    Bad([], BODY),
+    Bad("go", BODY),
+    Bad(None, BODY),
+    Bad({"player": "bob"}, "player"),
+    Bad({"now": True}, "now"),
+]
 # NaN, infinities and numbers beyond a double are not JSON: the body does not parse.
 NOT_JSON = [
     Bad(b'{"move_seconds": NaN}', None, "malformed_json"),
@@ -167,6 +175,7 @@ def test_it_refuses_bad_seat_choices_naming_the_field(api_server: LiveServer) ->
 
     refuses_all(bob, "POST", f"/tables/{table['id']}/join", SEAT_CHOICE)
     refuses_all(ann, "POST", f"/tables/{table['id']}/bots", SEAT_BOT)
+    refuses_all(ann, "POST", f"/tables/{table['id']}/leave", NO_BODY)
 
     seats = ann.ok("GET", f"/tables/{table['id']}")["seats"]
     assert [seat["username"] for seat in seats] == ["ann", None, None]
@@ -407,8 +416,13 @@ def test_it_refuses_bad_tournament_bodies_naming_the_field(api_server: LiveServe
     refuses_all(ann, "POST", f"{path}/forbidden-pairs", FORBIDDEN_PAIR)
     refuses_all(ann, "POST", f"{path}/organisers", ORGANISER)
 
+    refuses_all(ann, "POST", f"{path}/register", NO_BODY)
+    refuses_all(ann, "POST", f"{path}/withdraw", NO_BODY)
+    refuses_all(ann, "POST", f"{path}/start", NO_BODY)
+
     detail = ann.ok("GET", path)
     assert (detail["name"], detail["players"], detail["forbidden_pairs"]) == ("Cup", [], [])
+    assert detail["status"] == "registering"
     assert detail["organisers"] == ["ann"]
     assert ann.ok("PATCH", path, json={"name": "Cup 2", "rated": False})["name"] == "Cup 2"
     ann.ok("POST", f"{path}/forbidden-pairs", 201, json={"players": ["bob", "cat"]})

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from accounts.auth import caller, require_scope
 from accounts.models import ApiToken
 from api.pagination import paginate, paginated
-from api.requests import choice_param, int_param, valid
+from api.requests import choice_param, int_param, no_body, valid
 from api.schema import ERROR
 from core.errors import Invalid
 from tournaments import selectors, services
@@ -106,9 +106,8 @@ class TournamentView(APIView):
 
         An organiser, before the start → 200 its detail.
         """
-        serializer = TournamentSettingsSerializer(data=request.data, partial=True)
-        serializer.is_valid(raise_exception=True)
-        services.update_tournament(caller(request), tournament_id, serializer.validated_data)
+        changes = valid(TournamentSettingsSerializer, request.data, partial=True)
+        services.update_tournament(caller(request), tournament_id, changes)
         return _detail(tournament_id)
 
 
@@ -125,6 +124,7 @@ class RegisterView(APIView):
 
         The caller enters before the start → 201 the entrant.
         """
+        no_body(request.data)
         entrant = services.register(caller(request), tournament_id)
         return Response(selectors.entrant_data(entrant), status=201)
 
@@ -142,6 +142,7 @@ class WithdrawView(APIView):
 
         The caller leaves before the start → 204.
         """
+        no_body(request.data)
         services.withdraw(caller(request), tournament_id)
         return Response(status=204)
 
@@ -202,6 +203,7 @@ class StartView(APIView):
 
         An organiser seats round 1 and starts its games → 200 its detail.
         """
+        no_body(request.data)
         services.start(caller(request), tournament_id)
         return _detail(tournament_id)
 
@@ -265,6 +267,7 @@ class AdjudicateView(APIView):
         An organiser ends a game of an overdue round by its current scores (not rated) → 200 the
         table.
         """
+        no_body(request.data)
         services.adjudicate(caller(request), tournament_id, number, table)
         return Response(selectors.table_detail(tournament_id, number, table))
 

@@ -153,7 +153,8 @@ class TournamentForm(forms.Form):
         if "preset" in names:
             out["rules"] = data["preset"]
         if "points_by_rank" in names:
-            out["points_by_rank"] = [p for p in re.split(r"[\s,;]+", data["points_by_rank"]) if p]
+            points = re.split(r"[\s,;]+", data["points_by_rank"])
+            out["points_by_rank"] = [number_or_text(p) for p in points if p]
         return out
 
     def validated(self, changed_only: bool = False) -> dict[str, Any] | None:
@@ -173,6 +174,15 @@ class TournamentForm(forms.Form):
 
     def place_domain_error(self, code: str, message: str) -> None:
         self.add_error(FIELD_OF_CODE.get(code), message)
+
+
+def number_or_text(text: str) -> float | str:
+    """A number typed in the form as the API takes it (a JSON number), or the text as typed,
+    for the API's serializer to refuse by name."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def flat_messages(problems: Any) -> list[str]:
