@@ -24,6 +24,10 @@ def _body_fields(schema: dict[str, Any], operation: dict[str, Any]) -> str:
     if body is None:
         return ""
     body = _resolved(schema, body)
+    if "oneOf" in body:  # one shape per kind (actions): the kinds, told by the discriminator
+        discriminator = body["discriminator"]
+        kinds = "/".join(discriminator["mapping"])
+        return f" `{{{discriminator['propertyName']}: {kinds}, ...}}`"
     required = set(body.get("required", []))
     names = [name + ("" if name in required else "?") for name in body.get("properties", {})]
     return f" `{{{', '.join(names)}}}`" if names else ""

@@ -202,8 +202,10 @@ class GameActionsView(APIView):
         """Act in a game.
 
         The body is an action (`{type, ...}`, as `legal_actions` lists them) with an optional
-        `expected_version` → 200 the caller's new view; 400 `illegal_action` with the rules'
-        `reason`; 403 `not_seated`; 409 `version_conflict`, `not_your_turn`, `game_finished`.
+        `expected_version` → 200 the caller's new view; 400 `invalid` naming a field the type
+        does not take; 400 `illegal_action` with the rules' `reason` (and `fields` naming a
+        field of the wrong type); 403 `not_seated`; 409 `version_conflict`, `not_your_turn`,
+        `game_finished`.
         With an `Idempotency-Key` header, a retry of the same request returns the first response
         and acts once.
         """
