@@ -20,6 +20,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import Direction
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
@@ -98,3 +101,17 @@ class StrictSerializer(serializers.Serializer[Any]):
                 for name, detail in error.detail.items():
                     errors.setdefault(name, detail)
         raise serializers.ValidationError(errors)
+
+
+class StrictSerializerSchema(OpenApiSerializerExtension):
+    """Every strict input's schema says what the serializer does: no other properties."""
+
+    target_class = StrictSerializer
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: AutoSchema, direction: Direction) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer(
+            self.target, direction, bypass_extensions=True
+        )
+        schema["additionalProperties"] = False
+        return schema

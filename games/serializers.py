@@ -4,18 +4,49 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer
+from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
 from api.strict import INT32_MAX, StrictSerializer
-from games.engine import CALLS, PRESETS, IllegalAction
+from games.engine import CALLS, OPTIONS, PRESETS, IllegalAction
 from games.engine.actions import action_from_dict
+from games.engine.rules import OPTION_CHOICES, OPTION_INT_MAX
 from games.errors import IllegalMove
 
 #: The highest seat number of any preset's table (four-handed: 0..3).
 MAX_SEAT = max(rules.players for rules in PRESETS.values()) - 1
 
 
+def _rules_schema() -> dict[str, Any]:
+    """A preset's name, or an object of a preset and options (docs/rules.md "Options")."""
+    preset = {"type": "string", "enum": list(PRESETS)}
+
+    def count(low: int) -> dict[str, Any]:
+        return {"type": "integer", "minimum": low, "maximum": OPTION_INT_MAX, "nullable": True}
+
+    options: dict[str, Any] = {
+        **{name: {"type": "string", "enum": list(v)} for name, v in OPTION_CHOICES.items()},
+        "exchange_cap": count(0),
+        "exchange_before_trump": {"type": "boolean"},
+        "max_hands": count(1),
+        "target_score": count(1),
+        "deal_packet": {"type": "integer", "enum": [1, 4]},
+    }
+    assert set(options) == set(OPTIONS), "every option of the engine, and no other"
+    return {
+        "oneOf": [
+            preset,
+            {
+                "type": "object",
+                "properties": {"preset": preset, **options},
+                "required": ["preset"],
+                "additionalProperties": False,
+            },
+        ]
+    }
+
+
+@extend_schema_field(_rules_schema())
 class RulesField(serializers.JSONField):
     """A preset name (``"classic"``) or ``{"preset": NAME, ...options}``; the engine checks it."""
 

@@ -28,7 +28,7 @@ from typing import Any, Final
 from .cards import FULL_DECK, Card
 from .errors import RulesError
 
-__all__ = ["OPTIONS", "PRESETS", "WOBURN_TARGETS", "Rules"]
+__all__ = ["OPTIONS", "OPTION_CHOICES", "OPTION_INT_MAX", "PRESETS", "WOBURN_TARGETS", "Rules"]
 
 OPTIONS: Final = (
     "kitty_order",
@@ -45,11 +45,12 @@ OPTIONS: Final = (
 OPTION_INT_MAX: Final = 2**31 - 1
 """The largest integer option: a 32-bit integer, as every store of rules keeps it."""
 
-_CHOICES: Final[dict[str, tuple[str, ...]]] = {
+OPTION_CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "kitty_order": ("discard_then_take", "take_then_discard"),
     "one_up_two_down": ("simultaneous", "sequential"),
     "two_up_order": ("higher_target_first", "most_up_first"),
 }
+"""The values of the options that take one of a few names."""
 
 WOBURN_TARGETS: Final[dict[int, tuple[int, int]]] = {
     8: (5, 3),
@@ -214,10 +215,10 @@ class Rules:
 
 
 def _check_option(key: str, value: object) -> None:
-    if key in _CHOICES:
-        if not isinstance(value, str) or value not in _CHOICES[key]:
+    if key in OPTION_CHOICES:
+        if not isinstance(value, str) or value not in OPTION_CHOICES[key]:
             raise RulesError(
-                f"bad value {value!r} for option {key!r} (one of: {', '.join(_CHOICES[key])})"
+                f"bad value {value!r} for option {key!r} (one of: {', '.join(OPTION_CHOICES[key])})"
             )
     elif key == "exchange_before_trump":
         if type(value) is not bool:
