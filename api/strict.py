@@ -104,7 +104,8 @@ class StrictSerializer(serializers.Serializer[Any]):
 
 
 class StrictSerializerSchema(OpenApiSerializerExtension):
-    """Every strict input's schema says what the serializer does: no other properties."""
+    """Every strict input's schema says what the serializer does: no other properties, no
+    empty string or list where the field refuses one (drf-spectacular leaves those out)."""
 
     target_class = StrictSerializer
     match_subclasses = True
@@ -114,4 +115,10 @@ class StrictSerializerSchema(OpenApiSerializerExtension):
             self.target, direction, bypass_extensions=True
         )
         schema["additionalProperties"] = False
+        for name, field in self.target.fields.items():
+            shown = schema.get("properties", {}).get(name, {})
+            if isinstance(field, serializers.CharField) and not field.allow_blank:
+                shown.setdefault("minLength", 1)
+            if isinstance(field, serializers.ListField) and not field.allow_empty:
+                shown.setdefault("minItems", 1)
         return schema

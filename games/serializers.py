@@ -17,9 +17,9 @@ from games.errors import IllegalMove
 MAX_SEAT = max(rules.players for rules in PRESETS.values()) - 1
 
 
-def _rules_schema() -> dict[str, Any]:
-    """A preset's name, or an object of a preset and options (docs/rules.md "Options")."""
-    preset = {"type": "string", "enum": list(PRESETS)}
+def rules_schema(presets: list[str]) -> dict[str, Any]:
+    """One of ``presets``, or an object of one and options (docs/rules.md "Options")."""
+    preset = {"type": "string", "enum": presets}
 
     def count(low: int) -> dict[str, Any]:
         return {"type": "integer", "minimum": low, "maximum": OPTION_INT_MAX, "nullable": True}
@@ -46,7 +46,7 @@ def _rules_schema() -> dict[str, Any]:
     }
 
 
-@extend_schema_field(_rules_schema())
+@extend_schema_field(rules_schema(list(PRESETS)))
 class RulesField(serializers.JSONField):
     """A preset name (``"classic"``) or ``{"preset": NAME, ...options}``; the engine checks it."""
 

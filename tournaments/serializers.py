@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.strict import StrictSerializer
-from games.serializers import RulesField
+from games.engine import PRESETS
+from games.serializers import RulesField, rules_schema
 from tournaments.models import Tournament
 
 #: The largest rating limit accepted (ratings, mu - 3 sigma, are on a scale around 25). An
@@ -16,11 +18,18 @@ from tournaments.models import Tournament
 RATING_LIMIT_BOUND = 1000.0
 
 
+@extend_schema_field(rules_schema([name for name, r in PRESETS.items() if r.players == 3]))
+class TournamentRulesField(RulesField):
+    """A tournament's rules: those of a preset whose tables seat three."""
+
+
 class TournamentSettingsSerializer(StrictSerializer):
     """Create (``POST /tournaments``) or change before the start (``PATCH``)."""
 
     name = serializers.CharField(max_length=100)
-    rules = RulesField(default="classic", help_text="a preset name or {preset, ...options}")
+    rules = TournamentRulesField(
+        default="classic", help_text="a preset name or {preset, ...options}"
+    )
     format = serializers.ChoiceField(Tournament.Format.choices)
     rounds = serializers.IntegerField(
         min_value=1,
