@@ -21,13 +21,14 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
+from django.db import connection
 from django.http import HttpRequest
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
 from rest_framework import authentication, permissions
 from rest_framework.request import Request
 
-from accounts.models import ApiToken, Player
+from accounts.models import ApiToken, Credentials, Player
 from accounts.ratelimit import caller_key, hit
 from core.errors import NotAllowed, NotAuthenticated, RateLimited
 from core.rows import load_row
@@ -65,19 +66,45 @@ def token_for_key(key: str) -> ApiToken | None:
     less than the raw querysets (in-process, two runs each), and the one query of both
     saves a round trip more.
     """
+    return _live_token_where("key_hash", hash_key(key))
+
+
+def _live_token_where(column: str, value: object) -> ApiToken | None:
+    """The live token whose ``column`` is ``value``, with its player, whose
+    :attr:`~accounts.models.Player.credentials` are the token's."""
     tokens, players = ApiToken._meta.db_table, Player._meta.db_table
     found = load_row(
         [ApiToken, Player],
         f"FROM {tokens} JOIN {players} ON {players}.id = {tokens}.player_id"
-        f" WHERE {tokens}.key_hash = %s AND {tokens}.revoked_at IS NULL AND {players}.is_active",
-        [hash_key(key)],
+        f" WHERE {tokens}.{column} = %s AND {tokens}.revoked_at IS NULL AND {players}.is_active",
+        [value],
     )
     if found is None:
         return None
     token, player = found
     assert isinstance(token, ApiToken) and isinstance(player, Player)
     token.player = player
+    player.credentials = Credentials(token.pk, frozenset(token.scopes))
     return token
+
+
+def token_is_live(token_id: int) -> bool:
+    """Whether the token ``token_id`` still works (not revoked, its account active): what a
+    waiting client checks again while it waits (realtime.revocation)."""
+    tokens, players = ApiToken._meta.db_table, Player._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {tokens} JOIN {players} ON {players}.id = {tokens}.player_id"
+            f" WHERE {tokens}.id = %s AND {tokens}.revoked_at IS NULL AND {players}.is_active",
+            [token_id],
+        )
+        return cursor.fetchone() is not None
+
+
+def invalid_token() -> NotAuthenticated:
+    """401 ``invalid_token``: a token that does not work (unknown, revoked, its account
+    deactivated), when it is sent or while a request made with it waits."""
+    return NotAuthenticated("invalid_token", "The token is unknown or revoked.")
 
 
 def parse_authorization(header: str) -> str | None:
@@ -97,7 +124,7 @@ def authenticate_header(header: str) -> tuple[Player, ApiToken] | None:
         return None
     token = token_for_key(key)
     if token is None:
-        raise NotAuthenticated("invalid_token", "The token is unknown or revoked.")
+        raise invalid_token()
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
@@ -118,19 +145,7 @@ def live_token(token_id: object) -> ApiToken | None:
     """The live token with this id, with its player, or None."""
     if not isinstance(token_id, int):
         return None
-    tokens, players = ApiToken._meta.db_table, Player._meta.db_table
-    found = load_row(
-        [ApiToken, Player],
-        f"FROM {tokens} JOIN {players} ON {players}.id = {tokens}.player_id"
-        f" WHERE {tokens}.id = %s AND {tokens}.revoked_at IS NULL AND {players}.is_active",
-        [token_id],
-    )
-    if found is None:
-        return None
-    token, player = found
-    assert isinstance(token, ApiToken) and isinstance(player, Player)
-    token.player = player
-    return token
+    return _live_token_where("id", token_id)
 
 
 class _CsrfCheck(CsrfViewMiddleware):
@@ -193,15 +208,18 @@ def require_scope(scope: str) -> type[permissions.BasePermission]:
             if not isinstance(token, ApiToken):
                 raise NotAuthenticated("not_authenticated", "This needs a token.")
             if scope not in token.scopes:
-                raise NotAllowed(
-                    "insufficient_scope",
-                    f"This token lacks the '{scope}' scope.",
-                    required_scope=scope,
-                )
+                raise insufficient_scope(scope)
             return True
 
     HasScope.__name__ = f"HasScope_{scope}"
     return HasScope
+
+
+def insufficient_scope(scope: str) -> NotAllowed:
+    """403 ``insufficient_scope``: the token lacks ``scope``."""
+    return NotAllowed(
+        "insufficient_scope", f"This token lacks the '{scope}' scope.", required_scope=scope
+    )
 
 
 class IsAuthenticated(permissions.BasePermission):

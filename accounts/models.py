@@ -6,10 +6,20 @@ The tables keep the names they had when these models lived in the games app
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 
 from core.json_codec import JSONField
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """The API token a request was made with: its id and its scopes."""
+
+    token_id: int
+    scopes: frozenset[str]
 
 
 class Player(AbstractUser):
@@ -20,6 +30,12 @@ class Player(AbstractUser):
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="bots"
     )
 
+    #: The token this instance was reached with in an API request (set by accounts.auth),
+    #: whose scopes narrow what it may do and see; None for an account not reached through
+    #: a token (a person logged in to the web pages, an account a task loads), which has
+    #: every right of the account.
+    credentials: Credentials | None = None
+
     class Meta:
         db_table = "games_player"
 
@@ -29,6 +45,12 @@ class Player(AbstractUser):
     @property
     def is_house_bot(self) -> bool:
         return self.username.startswith(HOUSE_BOT_PREFIX)
+
+    @property
+    def may_play(self) -> bool:
+        """Whether this caller may play: act in its games and see its seats' private data
+        (hands, legal actions, turns). A token needs the ``play`` scope for it."""
+        return self.credentials is None or ApiToken.Scope.PLAY in self.credentials.scopes
 
 
 HOUSE_BOT_PREFIX = "house:"

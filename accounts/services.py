@@ -9,10 +9,12 @@ from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.auth import BOT_SCOPES, HUMAN_SCOPES, SESSION_TOKEN_NAME, issue_token, session_store
 from accounts.models import ApiToken, Player
+from accounts.signals import announce_revoked_on_commit
 from core.errors import Conflict, Invalid, NotAllowed, NotAuthenticated, NotFound
 
 HOUSE_BOTS = ("house:random", "house:heuristic", "house:strong")
@@ -67,11 +69,22 @@ def open_browser_session(player: Player) -> ApiToken:
 
 
 def close_browser_session(*, token_id: object) -> None:
-    """Revoke a browser session's token (logging out): the API refuses the cookie at once."""
+    """Revoke a browser session's token (logging out): the API refuses the cookie at once,
+    and the streams and long polls it opened end."""
     if isinstance(token_id, int):
-        ApiToken.objects.filter(pk=token_id, revoked_at__isnull=True).update(
+        _revoke(ApiToken.objects.filter(pk=token_id))
+
+
+def _revoke(tokens: QuerySet[ApiToken]) -> int:
+    """Revoke the live ones of ``tokens``; returns how many. Once committed, the streams and
+    long polls waiting with them are told to end (accounts.signals)."""
+    with transaction.atomic():
+        ids = list(tokens.filter(revoked_at__isnull=True).values_list("pk", flat=True))
+        revoked = ApiToken.objects.filter(pk__in=ids, revoked_at__isnull=True).update(
             revoked_at=timezone.now()
         )
+        announce_revoked_on_commit(ids)
+    return revoked
 
 
 def end_expired_browser_sessions() -> int:
@@ -80,9 +93,7 @@ def end_expired_browser_sessions() -> int:
     how many tokens were revoked."""
     session_store(None).clear_expired()
     oldest_alive = timezone.now() - timedelta(seconds=settings.SESSION_COOKIE_AGE)
-    return ApiToken.objects.filter(
-        name=SESSION_TOKEN_NAME, revoked_at__isnull=True, created_at__lt=oldest_alive
-    ).update(revoked_at=timezone.now())
+    return _revoke(ApiToken.objects.filter(name=SESSION_TOKEN_NAME, created_at__lt=oldest_alive))
 
 
 def log_in(username: str, *, password: str, scopes: Iterable[str] | None, name: str) -> str:
@@ -124,11 +135,9 @@ def new_token(player: Player, *, scopes: Iterable[str], name: str) -> tuple[ApiT
 
 
 def revoke_token(player: Player, *, token_id: int) -> None:
-    """Revoke one of the player's live tokens: it stops working at once."""
-    updated = ApiToken.objects.filter(pk=token_id, player=player, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
-    if not updated:
+    """Revoke one of the player's live tokens: it stops working at once, and the streams and
+    long polls it opened end within a second or two."""
+    if not _revoke(ApiToken.objects.filter(pk=token_id, player=player)):
         raise NotFound("not_found", "No such live token.")
 
 

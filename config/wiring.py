@@ -15,13 +15,14 @@ T = TypeVar("T")
 
 
 def connect() -> None:
+    from accounts import signals as account_signals
     from bots import receivers as bot_receivers
     from bots.strategies import strong
     from games import selectors as game_selectors
     from games import signals
     from ratings import receivers as rating_receivers
     from ratings import selectors as rating_selectors
-    from realtime import stream
+    from realtime import revocation, stream
     from tournaments import receivers as tournament_receivers
     from tournaments import services as tournament_services
 
@@ -34,6 +35,11 @@ def connect() -> None:
     )
     # A seat must act: a house bot plays it, a webhook bot is called.
     signals.turn_started.connect(bot_receivers.enqueue_bot_turn, dispatch_uid="bots.turns")
+
+    # A revoked token's streams and long polls end.
+    account_signals.tokens_revoked.connect(
+        revocation.wake_waiters_of_revoked_tokens, dispatch_uid="realtime.revoked_tokens"
+    )
 
     # A stream starts with a your_turn line for every game waiting on its player.
     _add(stream.ON_CONNECT, game_selectors.pending_turns_lines)

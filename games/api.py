@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.auth import authenticate_and_limit, caller, require_scope
+from accounts.auth import authenticate_and_limit, caller, invalid_token, require_scope
 from accounts.models import ApiToken
 from api.asyncviews import in_thread
 from api.errors import error_response, method_not_allowed
@@ -175,8 +175,9 @@ class GameView(APIView):
     def get(self, request: Request, game_id: int) -> Response:
         """A game as the caller may see it.
 
-        A seated player sees their own hand and `legal_actions`; anyone else the public view;
-        after the end everyone sees the full `record`.
+        A seated player sees their own hand and `legal_actions` (with a token that has the
+        `play` scope); anyone else the public view; after the end everyone sees the full
+        `record`.
         """
         return Response(selectors.game_view_for(game_id, request.user))
 
@@ -292,7 +293,9 @@ class GameEventsDoc(APIView):
         """The events the caller may see.
 
         Those with `seq` above `after`, oldest first (at most 500); with `wait` (seconds, up to
-        60) the answer waits for a first one → `{events, version, last_seq, status}`.
+        60) the answer waits for a first one → `{events, version, last_seq, status}`. A seated
+        player's private events need a token with the `play` scope; a token revoked while
+        the answer waits gets 401 `invalid_token`.
         """
         raise NotImplementedError
 
@@ -306,8 +309,11 @@ async def game_events(request: HttpRequest, game_id: int) -> JsonResponse:
         after = int_param(request, "after", default=0, low=0, high=INT32_MAX)
         wait = int_param(request, "wait", default=0, low=0, high=MAX_WAIT_SECONDS)
         deadline = time.monotonic() + wait
-        with delivery.listening(delivery.game_channel(game_id)) as waiter:
+        watch = delivery.TokenWatch(viewer)  # a token revoked while we wait ends the wait
+        with delivery.listening(delivery.game_channel(game_id), alarm=watch.alarm) as waiter:
             while True:
+                if await watch.revoked(waiter):
+                    raise invalid_token()
                 data = await in_thread(selectors.events_after)(game_id, viewer, after)
                 remaining = deadline - time.monotonic()
                 if data["events"] or remaining <= 0 or data["status"] == "finished":

@@ -2,7 +2,8 @@
 
 Hidden information is a security property. Every game view a caller gets is built by
 :func:`game_view` from the engine's ``view(seat)`` (a seated player), ``public_view()`` (anyone
-else) or, after the end, the full record; every event list by :func:`visible_events`.
+else) or, after the end, the full record; every event list by :func:`visible_events`; the
+seat they are for, by :func:`viewer_seat`, which applies the caller's token's scopes.
 """
 
 from __future__ import annotations
@@ -82,7 +83,12 @@ def table(table_id: int) -> Table:
 
 
 def viewer_seat(game: Game, viewer: Player | None) -> int | None:
-    return None if viewer is None else game.seat_of(viewer.pk)
+    """The seat whose private view ``viewer`` gets: its own, if it may play (an API token
+    needs the ``play`` scope: an organise-only token sees what a spectator sees); else None.
+    Every game view and event list a caller gets is decided here."""
+    if viewer is None or not viewer.may_play:
+        return None
+    return game.seat_of(viewer.pk)
 
 
 def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:

@@ -12,7 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.auth import IsAuthenticated, authenticate_and_limit
+from accounts.auth import authenticate_and_limit, insufficient_scope, require_scope
+from accounts.models import ApiToken
 from api.asyncviews import in_thread
 from api.errors import error_response, method_not_allowed
 from api.schema import ERROR
@@ -21,11 +22,17 @@ from realtime.stream import lines_for
 
 
 class StreamDoc(APIView):
-    permission_classes = [IsAuthenticated]  # as the stream checks (for its documentation)
+    # As the stream checks (for its documentation): its lines hold the seats' private views.
+    permission_classes = [require_scope(ApiToken.Scope.PLAY)]
 
     @extend_schema(
         operation_id="stream",
-        responses={(200, "application/x-ndjson"): OpenApiTypes.STR, 401: ERROR, 429: ERROR},
+        responses={
+            (200, "application/x-ndjson"): OpenApiTypes.STR,
+            401: ERROR,
+            403: ERROR,
+            429: ERROR,
+        },
     )
     def get(self, request: Request) -> Response:  # pragma: no cover - docs only
         """The caller's NDJSON stream.
@@ -33,7 +40,8 @@ class StreamDoc(APIView):
         One JSON object per line: `game_start`, `your_turn` (with the seat's view),
         `game_finish`, `tournament_round`; an empty line when nothing was sent for 5 s. On
         connect, first a `your_turn` for every game waiting on the caller; a line may come
-        twice.
+        twice. Needs the `play` scope (403 `insufficient_scope`); the stream ends when its
+        token is revoked.
         """
         raise NotImplementedError
 
@@ -48,6 +56,8 @@ async def stream(request: HttpRequest) -> StreamingHttpResponse | JsonResponse:
         return error_response(error)
     if player is None:
         return error_response(NotAuthenticated("not_authenticated", "The stream needs a token."))
+    if not player.may_play:  # its lines hold the seats' private views
+        return error_response(insufficient_scope(ApiToken.Scope.PLAY))
     response = StreamingHttpResponse(lines_for(player), content_type="application/x-ndjson")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"

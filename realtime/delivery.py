@@ -4,7 +4,9 @@
   the games app writes them in the same statement as the move) and announces them with
   :func:`announce_on_commit`; one that only sends lines calls :func:`send`.
 * A waiting view registers on a channel with :func:`listening` before it looks, so that a
-  change committed between its look and its wait still wakes it.
+  change committed between its look and its wait still wakes it; with a :class:`TokenWatch`
+  of its caller (its ``alarm`` channel given to :func:`listening`), it ends when the
+  caller's token is revoked.
 * The lines themselves are sent by the player's stream (``realtime.stream``).
 """
 
@@ -28,11 +30,13 @@ from realtime.hub import (
     player_channel,
 )
 from realtime.models import PlayerMessage
+from realtime.revocation import TokenWatch
 from realtime.stream import stream_line
 
 __all__ = [
     "MESSAGE_TTL",
     "PlayerMessage",
+    "TokenWatch",
     "Waiter",
     "announce_on_commit",
     "game_channel",
@@ -89,9 +93,12 @@ def announce_on_commit(
     transaction.on_commit(lambda: hub.publish_soon(channels, lines))
 
 
-def listening(channel: str) -> contextlib.AbstractContextManager[Waiter]:
-    """``with listening(channel) as waiter: ... await waiter.wait(seconds)``"""
-    return hub.listening(channel)
+def listening(
+    channel: str, *, alarm: str | None = None
+) -> contextlib.AbstractContextManager[Waiter]:
+    """``with listening(channel) as waiter: ... await waiter.wait(seconds)``; a wake-up on
+    ``alarm`` (a :class:`TokenWatch`'s) wakes the waiter too."""
+    return hub.listening(channel, alarm=alarm)
 
 
 def purge_expired_messages() -> int:

@@ -60,6 +60,11 @@ def player_channel(player_id: int) -> str:
     return f"{CHANNEL_PREFIX}player:{player_id}"
 
 
+def token_channel(token_id: int) -> str:
+    """Woken when the API token ``token_id`` is revoked: its waiting clients must end."""
+    return f"{CHANNEL_PREFIX}token:{token_id}"
+
+
 def game_of_channel(channel: str) -> int | None:
     """The game a :func:`game_channel` names, or None for another channel."""
     number = channel.removeprefix(f"{CHANNEL_PREFIX}game:")
@@ -183,7 +188,7 @@ class Hub:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._waiters: dict[str, set[Waiter]] = defaultdict(set)
+        self._waiters: dict[str, set[Waiter | _Alarm]] = defaultdict(set)
         self._listener: threading.Thread | None = None
         # Set once the Redis subscription is confirmed, cleared when the listener fails (redis-py
         # may resubscribe by itself meanwhile). Tests wait on it instead of sleeping.
@@ -245,22 +250,28 @@ class Hub:
                 self._listener.start()
 
     @contextlib.contextmanager
-    def listening(self, channel: str) -> Iterator[Waiter]:
+    def listening(self, channel: str, *, alarm: str | None = None) -> Iterator[Waiter]:
         """Register for wake-ups on ``channel`` *before* looking at the database, so a change
-        committed between the look and the wait still wakes us."""
+        committed between the look and the wait still wakes us; a wake-up on ``alarm``
+        wakes us too and raises the waiter's alarm (:meth:`Waiter.take_alarm`)."""
         self._ensure_listener()
         waiter = Waiter(asyncio.get_running_loop())
+        registrations: list[tuple[str, Waiter | _Alarm]] = [(channel, waiter)]
+        if alarm is not None:
+            registrations.append((alarm, _Alarm(waiter)))
         with self._lock:
-            self._waiters[channel].add(waiter)
+            for name, registered in registrations:
+                self._waiters[name].add(registered)
         try:
             yield waiter
         finally:
             with self._lock:
-                waiters = self._waiters.get(channel)
-                if waiters is not None:
-                    waiters.discard(waiter)
-                    if not waiters:
-                        self._waiters.pop(channel, None)
+                for name, registered in registrations:
+                    waiters = self._waiters.get(name)
+                    if waiters is not None:
+                        waiters.discard(registered)
+                        if not waiters:
+                            self._waiters.pop(name, None)
 
 
 @dataclass(eq=False)
@@ -271,6 +282,7 @@ class Waiter:
     event: asyncio.Event = field(default_factory=asyncio.Event)
     lines: list[Line] = field(default_factory=list)
     must_look: bool = False
+    alarmed: bool = False
 
     def receive(self, lines: list[Line]) -> None:
         if lines and len(self.lines) < MAX_CARRIED_LINES:
@@ -296,13 +308,35 @@ class Waiter:
         self.lines, self.must_look = [], False
         return lines, must_look
 
+    def take_alarm(self) -> bool:
+        """Whether a wake-up came on the alarm channel since the last call."""
+        alarmed, self.alarmed = self.alarmed, False
+        return alarmed
+
+
+@dataclass(eq=False)
+class _Alarm:
+    """A waiter's registration on its alarm channel: a wake-up there raises its alarm."""
+
+    waiter: Waiter
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return self.waiter.loop
+
+    def receive(self, lines: list[Line]) -> None:
+        self.waiter.alarmed = True
+        self.waiter.event.set()
+
 
 _hub = Hub()
 
 
-def listening(channel: str) -> contextlib.AbstractContextManager[Waiter]:
+def listening(
+    channel: str, *, alarm: str | None = None
+) -> contextlib.AbstractContextManager[Waiter]:
     """``with listening(channel) as waiter: ... await waiter.wait(seconds)``"""
-    return _hub.listening(channel)
+    return _hub.listening(channel, alarm=alarm)
 
 
 async def wait_subscribed(timeout: float) -> bool:

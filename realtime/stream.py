@@ -4,7 +4,8 @@ On connect, the lines other apps give for the player's current state (the games 
 ``your_turn`` for every game waiting on them: ``ON_CONNECT``); then every stream message
 written for the player (``realtime.models.PlayerMessage``), in id order, as the wake-ups
 of ``realtime.hub`` carry them or a look at the database finds them; an empty line when
-nothing was sent for ``KEEPALIVE_SECONDS``.
+nothing was sent for ``KEEPALIVE_SECONDS``. It ends when the token it was opened with is
+revoked (``realtime.revocation``): nothing is sent on a token not checked in the last second.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from api.asyncviews import in_thread
 from core import json_codec
 from realtime import hub
 from realtime.models import PlayerMessage
+from realtime.revocation import TokenWatch
 
 logger = logging.getLogger(__name__)
 
@@ -172,19 +174,29 @@ def _log_late_line(player: Player, message_id: int, created_at: Any) -> None:
 
 
 async def lines_for(player: Player) -> AsyncIterator[bytes]:
+    """The stream of ``player`` (authenticated with a token that may play); it ends, and
+    sends nothing more, once that token stops working (realtime.revocation)."""
+    watch = TokenWatch(player)
     cursor = await in_thread(stream_cursor)(player, time.monotonic())
-    for turn in await in_thread(_pending_lines)(player):
-        yield _line(turn)
-    with hub.listening(hub.player_channel(player.pk)) as waiter:
+    pending = await in_thread(_pending_lines)(player)
+    with hub.listening(hub.player_channel(player.pk), alarm=watch.alarm) as waiter:
+        for turn in pending:
+            if await watch.revoked(waiter):
+                return
+            yield _line(turn)
         quiet_since = time.monotonic()
         look, last_look = True, 0.0
         carried: list[hub.Line] = []
         while True:
+            if await watch.revoked(waiter):
+                return
             if look:
                 looked = time.monotonic()
                 lines = await in_thread(stream_lines_after)(player, cursor.settled, cursor.recent)
                 highest = max(cursor.recent, default=cursor.settled)
                 for message_id, line, created_at in lines:
+                    if await watch.revoked(waiter):
+                        return
                     if message_id < highest:
                         _log_late_line(player, message_id, created_at)
                     highest = max(highest, message_id)
@@ -198,11 +210,15 @@ async def lines_for(player: Player) -> AsyncIterator[bytes]:
             else:  # the wake-ups carried every line their changes wrote: no look needed
                 for message_id, line in carried:
                     if not cursor.has_sent(message_id):
+                        if await watch.revoked(waiter):
+                            return
                         quiet_since = time.monotonic()
                         cursor.delivered(message_id, quiet_since)
                         yield line
             quiet = time.monotonic() - quiet_since
             if quiet >= KEEPALIVE_SECONDS:
+                if await watch.revoked(waiter):
+                    return
                 yield b"\n"
                 quiet_since = time.monotonic()
                 quiet = 0.0
