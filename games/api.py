@@ -42,6 +42,9 @@ from realtime import delivery
 
 CanPlay = require_scope(ApiToken.Scope.PLAY)
 MAX_WAIT_SECONDS = 60
+MAX_IDEMPOTENCY_KEY = 255
+#: The largest ``after`` of the events: a ``seq`` is a 32-bit integer.
+MAX_AFTER = 2**31
 
 
 # --- Tables ---------------------------------------------------------------------------------
@@ -186,7 +189,7 @@ class GameActionsView(APIView):
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
-                str,
+                {"type": "string", "maxLength": MAX_IDEMPOTENCY_KEY},
                 OpenApiParameter.HEADER,
                 description="A retry with the same key returns the first response; acts once.",
             )
@@ -214,8 +217,10 @@ class GameActionsView(APIView):
             )
         action = {k: v for k, v in body.items() if k != "expected_version"}
         key = request.headers.get("Idempotency-Key") or None
-        if key is not None and len(key) > 255:
-            raise Invalid("invalid", "Idempotency-Key is limited to 255 characters.")
+        if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
+            raise Invalid(
+                "invalid", f"Idempotency-Key is limited to {MAX_IDEMPOTENCY_KEY} characters."
+            )
         code, view = services.submit_action(
             caller(request),
             game_id=game_id,
@@ -289,8 +294,16 @@ class GameEventsDoc(APIView):
     @extend_schema(
         operation_id="games_events",
         parameters=[
-            OpenApiParameter("after", int, description="only events with seq > after"),
-            OpenApiParameter("wait", int, description="seconds (≤ 60) to wait for a first one"),
+            OpenApiParameter(
+                "after",
+                {"type": "integer", "minimum": 0, "maximum": MAX_AFTER},
+                description="only events with seq > after (default 0)",
+            ),
+            OpenApiParameter(
+                "wait",
+                {"type": "integer", "minimum": 0, "maximum": MAX_WAIT_SECONDS},
+                description="seconds to wait for a first one (default 0: answer at once)",
+            ),
         ],
         responses={200: EventsSerializer, 400: ERROR, 404: ERROR, 429: ERROR},
     )
@@ -309,7 +322,7 @@ async def game_events(request: HttpRequest, game_id: int) -> JsonResponse:
         return method_not_allowed("GET")
     try:
         viewer = await in_thread(authenticate_and_limit)(request)
-        after = int_param(request, "after", default=0, low=0, high=2**31)
+        after = int_param(request, "after", default=0, low=0, high=MAX_AFTER)
         wait = int_param(request, "wait", default=0, low=0, high=MAX_WAIT_SECONDS)
         deadline = time.monotonic() + wait
         with delivery.listening(delivery.game_channel(game_id)) as waiter:
