@@ -9,5 +9,5 @@ urlpatterns = [
     path("accounts/token", api.LoginView.as_view(), name="accounts-token"),
     path("me", api.MeView.as_view(), name="me"),
     path("me/tokens", api.MyTokensView.as_view(), name="me-tokens"),
-    path("me/tokens/<int:token_id>", api.MyTokenView.as_view(), name="me-token"),
+    path("me/tokens/<id:token_id>", api.MyTokenView.as_view(), name="me-token"),
 ]

@@ -16,6 +16,11 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
+from api.converters import MAX_ID
+
+#: A string parameter without NUL: PostgreSQL cannot store it, so the API refuses it (400).
+NO_NUL = "^[^\\u0000]*$"
+
 #: The error answer, documented once: ``{"error": {"code", "message", ...}}``.
 ERROR = OpenApiResponse(
     inline_serializer(
@@ -26,6 +31,14 @@ ERROR = OpenApiResponse(
                 {
                     "code": serializers.CharField(help_text="snake_case, stable"),
                     "message": serializers.CharField(help_text="for people"),
+                    "fields": serializers.DictField(
+                        required=False, help_text="with `invalid`: what is wrong with each field"
+                    ),
+                    "retry_after": serializers.IntegerField(
+                        required=False,
+                        min_value=1,
+                        help_text="with a 429 or a 503: seconds to wait, as `Retry-After` says",
+                    ),
                 },
             )
         },
@@ -40,11 +53,40 @@ AREA_OF_PATH = {"me": "accounts", "healthz": "health", "stream": "realtime"}
 COMMON_REFUSALS = {
     "400": "a malformed body, a query with a NUL character, or bad input",
     "401": "a token that is unknown or revoked (also where none is needed), or none where one is",
-    "403": "a token without the scope the endpoint needs",
-    "404": "nothing at this path, or a page past the last",
+    "403": "a token without the scope the endpoint needs, or a logged-in browser's unsafe"
+    " request without its CSRF token",
+    "404": "nothing at this path (an id out of range too), or a page past the last",
+    "406": "an `Accept` header that does not take JSON",
     "413": "a body larger than API_MAX_BODY_BYTES",
+    "415": "a body that is not `application/json`",
     "429": "past the rate limit: retry after `Retry-After` seconds",
+    "503": "`service_unavailable`: the database cannot be reached; retry after `Retry-After`"
+    " seconds",
 }
+
+#: The ``Retry-After`` header of a 429 and a 503 (whole seconds; the body's ``retry_after``).
+RETRY_AFTER = {
+    "Retry-After": {
+        "schema": {"type": "integer", "minimum": 1},
+        "required": True,
+        "description": "Seconds to wait before trying again.",
+    }
+}
+
+#: The ``WWW-Authenticate`` header of a 401: the scheme the API wants.
+WWW_AUTHENTICATE = {
+    "WWW-Authenticate": {
+        "schema": {"type": "string", "enum": ["Token"]},
+        "description": "`Token`: send `Authorization: Token <key>`.",
+    }
+}
+
+HEADERS_OF_STATUS = {"401": WWW_AUTHENTICATE, "429": RETRY_AFTER, "503": RETRY_AFTER}
+
+UNSAFE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+
+#: The async views, which answer JSON (or the stream) whatever the ``Accept`` header says.
+WITHOUT_NEGOTIATION = {"games_events", "stream"}
 
 
 class ProjectAutoSchema(AutoSchema):
@@ -55,6 +97,15 @@ class ProjectAutoSchema(AutoSchema):
         if scopes:
             return " and ".join(f"`{scope}`" for scope in scopes)
         return "any token" if permissions and not _allows_any(permissions) else "none"
+
+    def get_auth(self) -> list[dict[str, list[str]]]:
+        """A token where one is needed; elsewhere optional (``[{}, {"tokenAuth": []}]``): a
+        token there changes what the caller sees (a seated player's hand), and an unknown
+        or revoked one is still a 401."""
+        schemes = [auth for auth in super().get_auth() if auth]
+        if not schemes or self._token_needed() != "none":
+            return schemes
+        return [{}, *schemes]
 
     def get_tags(self) -> list[str]:
         path = self.path.removeprefix("/api/v1/").strip("/")
@@ -77,20 +128,39 @@ class ProjectAutoSchema(AutoSchema):
         operation = super().get_operation(*args, **kwargs)
         if operation is None or not self.path.startswith("/api/"):
             return operation
-        refusals = ["400", "401", "429"]
-        if self.method in ("POST", "PUT", "PATCH"):
-            refusals.append("413")
-        if "{" in self.path or _is_paginated(operation):
-            refusals.append("404")
-        if _is_paginated(operation):
+        paginated = _is_paginated(operation)
+        if paginated:
             operation.setdefault("parameters", []).append(PAGE_PARAMETER)
-        if any(getattr(p, "required_scope", None) for p in self.view.get_permissions()):
-            refusals.append("403")
+        for parameter in operation.get("parameters", []):
+            _bound(parameter)
         operation["x-token"] = self._token_needed()
         error = self._get_response_for_code(ERROR, "400")
-        for status in refusals:
-            operation["responses"].setdefault(status, {**error, "description": _why(status)})
+        for status in self._refusals(operation, paginated=paginated):
+            answer = {**error, "description": _why(status)}
+            if status in HEADERS_OF_STATUS:
+                answer["headers"] = HEADERS_OF_STATUS[status]
+            documented = operation["responses"].setdefault(status, answer)
+            documented.setdefault("headers", HEADERS_OF_STATUS.get(status))
+            if documented["headers"] is None:
+                del documented["headers"]
         return operation
+
+    def _refusals(self, operation: dict[str, Any], *, paginated: bool) -> list[str]:
+        """The error statuses any operation of this kind can answer (the views list the
+        others: 404 of a name, 409...)."""
+        refusals = ["400", "401", "429", "503"]
+        if self.method in ("POST", "PUT", "PATCH"):
+            refusals.append("413")
+        if "requestBody" in operation:
+            refusals.append("415")
+        if operation["operationId"] not in WITHOUT_NEGOTIATION:
+            refusals.append("406")
+        if "{" in self.path or paginated:
+            refusals.append("404")
+        scoped = any(getattr(p, "required_scope", None) for p in self.view.get_permissions())
+        if scoped or self.method in UNSAFE_METHODS:
+            refusals.append("403")
+        return refusals
 
 
 #: The ``?page=`` of every paginated list (api/pagination.py: 50 a page).
@@ -98,9 +168,28 @@ PAGE_PARAMETER = {
     "in": "query",
     "name": "page",
     "required": False,
-    "schema": {"type": "integer", "minimum": 1},
-    "description": "The page, from 1 (50 items a page).",
+    "schema": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+    "description": "The page, from 1 (50 items a page); past the last, a 404.",
 }
+
+
+def _bound(parameter: dict[str, Any]) -> None:
+    """The limits the server enforces on every parameter of their kind: an id in a path is a
+    positive 64-bit integer; a string has no NUL (and a path's has no ``/``)."""
+    shape = parameter.setdefault("schema", {})
+    if shape.get("type") == "integer" and parameter["in"] == "path":
+        shape.setdefault("minimum", 1)
+        shape.setdefault("maximum", MAX_ID)
+    elif shape.get("type") == "string" and "enum" not in shape:
+        if parameter["in"] == "path":
+            shape.setdefault("pattern", "^[^/\\u0000]+$")
+            shape.setdefault("maxLength", PATH_STRING_MAX_LENGTH)
+        elif parameter["in"] == "query":
+            shape.setdefault("pattern", NO_NUL)
+
+
+#: A name in a path: a username (30), or an entrant's name (``house:random #2``, 160).
+PATH_STRING_MAX_LENGTH = 160
 
 
 def _allows_any(permissions: list[Any]) -> bool:
@@ -115,3 +204,30 @@ def _is_paginated(operation: dict[str, Any]) -> bool:
 
 def _why(status: str) -> str:
     return f'{COMMON_REFUSALS[status]} (`{{"error": {{"code", "message", ...}}}}`)'
+
+
+def no_nul_in_request_texts(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """A postprocessing hook: every text of a request body (a ``...Request`` component)
+    without a pattern, format or choices of its own gets :data:`NO_NUL` (api/middleware.py
+    refuses NUL anywhere in a body)."""
+    for name, component in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request"):
+            _forbid_nul(component)
+    return result
+
+
+def _forbid_nul(node: Any) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _forbid_nul(item)
+        return
+    if not isinstance(node, dict):
+        return
+    if node.get("type") == "string" and not {"pattern", "format", "enum"} & set(node):
+        node["pattern"] = NO_NUL
+    for key in ("properties", "items", "additionalProperties", "oneOf", "anyOf", "allOf"):
+        if key == "properties":
+            for child in node.get(key, {}).values():
+                _forbid_nul(child)
+        elif key in node:
+            _forbid_nul(node[key])

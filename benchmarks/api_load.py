@@ -108,6 +108,8 @@ def start_server(
             "--no-access-log",
             "--log-level",
             "warning",
+            "--http",
+            "config.http_protocol:BoundedHttpToolsProtocol",  # as platform/Procfile
             "--timeout-graceful-shutdown",
             "3",
         ],

@@ -6,6 +6,8 @@ Apps contribute their routes here; the schema and docs are generated from them.
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+import api.converters  # noqa: F401  # registers <id:...> before the apps' routes use it
+
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),

@@ -47,6 +47,7 @@ CanPlay = require_scope(ApiToken.Scope.PLAY)
 MAX_WAIT_SECONDS = 60
 TABLE_STATUSES = ("open", "playing", "finished")
 RESULTS = ("win", "shared", "loss")
+MAX_IDEMPOTENCY_KEY = 255
 
 
 # --- Tables ---------------------------------------------------------------------------------
@@ -192,7 +193,7 @@ class GameActionsView(APIView):
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
-                str,
+                {"type": "string", "maxLength": MAX_IDEMPOTENCY_KEY},
                 OpenApiParameter.HEADER,
                 description="A retry with the same key returns the first response; acts once.",
             )
@@ -213,8 +214,10 @@ class GameActionsView(APIView):
         body = request.data
         action, expected = valid_action(body)
         key = request.headers.get("Idempotency-Key") or None
-        if key is not None and len(key) > 255:
-            raise Invalid("invalid", "Idempotency-Key is limited to 255 characters.")
+        if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
+            raise Invalid(
+                "invalid", f"Idempotency-Key is limited to {MAX_IDEMPOTENCY_KEY} characters."
+            )
         code, view = services.submit_action(
             caller(request),
             game_id=game_id,
@@ -284,8 +287,16 @@ class GameEventsDoc(APIView):
     @extend_schema(
         operation_id="games_events",
         parameters=[
-            OpenApiParameter("after", int, description="only events with seq > after"),
-            OpenApiParameter("wait", int, description="seconds (≤ 60) to wait for a first one"),
+            OpenApiParameter(
+                "after",
+                {"type": "integer", "minimum": 0, "maximum": INT32_MAX},
+                description="only events with seq > after (default 0)",
+            ),
+            OpenApiParameter(
+                "wait",
+                {"type": "integer", "minimum": 0, "maximum": MAX_WAIT_SECONDS},
+                description="seconds to wait for a first one (default 0: answer at once)",
+            ),
         ],
         responses={200: EventsSerializer, 400: ERROR, 404: ERROR, 429: ERROR},
     )

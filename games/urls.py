@@ -6,14 +6,14 @@ from games import api
 
 urlpatterns = [
     path("tables", api.TablesView.as_view(), name="tables"),
-    path("tables/<int:table_id>", api.TableView.as_view(), name="table"),
-    path("tables/<int:table_id>/join", api.TableJoinView.as_view(), name="table-join"),
-    path("tables/<int:table_id>/leave", api.TableLeaveView.as_view(), name="table-leave"),
-    path("tables/<int:table_id>/bots", api.TableBotsView.as_view(), name="table-bots"),
-    path("games/<int:game_id>", api.GameView.as_view(), name="game"),
-    path("games/<int:game_id>/actions", api.GameActionsView.as_view(), name="game-actions"),
-    path("games/<int:game_id>/events", api.game_events, name="game-events"),
-    path("games/<int:game_id>/record", api.GameRecordView.as_view(), name="game-record"),
+    path("tables/<id:table_id>", api.TableView.as_view(), name="table"),
+    path("tables/<id:table_id>/join", api.TableJoinView.as_view(), name="table-join"),
+    path("tables/<id:table_id>/leave", api.TableLeaveView.as_view(), name="table-leave"),
+    path("tables/<id:table_id>/bots", api.TableBotsView.as_view(), name="table-bots"),
+    path("games/<id:game_id>", api.GameView.as_view(), name="game"),
+    path("games/<id:game_id>/actions", api.GameActionsView.as_view(), name="game-actions"),
+    path("games/<id:game_id>/events", api.game_events, name="game-events"),
+    path("games/<id:game_id>/record", api.GameRecordView.as_view(), name="game-record"),
     path("players/<str:username>", api.PlayerView.as_view(), name="player"),
     path("players/<str:username>/games", api.PlayerGamesView.as_view(), name="player-games"),
 ]

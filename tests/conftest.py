@@ -183,6 +183,7 @@ class LiveServer:
 @pytest.fixture(scope="session")
 def api_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveServer]:
     """A real uvicorn (ASGI) server on the test database, the suite's cache and broker."""
+    from config.http_protocol import HTTP_PROTOCOL
     from tests.support import free_port
 
     env = suite_process_env(django_db_blocker)
@@ -197,6 +198,9 @@ def api_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveSer
             "--port",
             str(port),
             "--no-access-log",
+            # The request head limits of platform/Procfile's web server (config/http_protocol.py).
+            "--http",
+            HTTP_PROTOCOL,
             "--timeout-graceful-shutdown",
             "3",
         ],

@@ -211,7 +211,13 @@ class StartView(APIView):
 class StandingsView(APIView):
     @extend_schema(
         operation_id="tournaments_standings",
-        parameters=[OpenApiParameter("round", int, description="standings after this round")],
+        parameters=[
+            OpenApiParameter(
+                "round",
+                {"type": "integer", "minimum": 1},
+                description="standings after this round (1 up to the current round; else 400)",
+            )
+        ],
         responses={200: StandingSerializer(many=True), 400: ERROR, 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int) -> Response:

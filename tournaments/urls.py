@@ -4,7 +4,7 @@ from django.urls import path
 
 from tournaments import api
 
-T = "tournaments/<int:tournament_id>"
+T = "tournaments/<id:tournament_id>"
 
 urlpatterns = [
     path("tournaments", api.TournamentsView.as_view(), name="tournaments"),
@@ -15,20 +15,20 @@ urlpatterns = [
     path(f"{T}/entrants/<str:name>", api.EntrantView.as_view(), name="tournament-entrant"),
     path(f"{T}/start", api.StartView.as_view(), name="tournament-start"),
     path(f"{T}/standings", api.StandingsView.as_view(), name="tournament-standings"),
-    path(f"{T}/rounds/<int:number>", api.RoundView.as_view(), name="tournament-round"),
+    path(f"{T}/rounds/<id:number>", api.RoundView.as_view(), name="tournament-round"),
     path(
-        f"{T}/rounds/<int:number>/tables/<int:table>",
+        f"{T}/rounds/<id:number>/tables/<id:table>",
         api.RoundTableView.as_view(),
         name="tournament-table",
     ),
     path(
-        f"{T}/rounds/<int:number>/tables/<int:table>/adjudicate",
+        f"{T}/rounds/<id:number>/tables/<id:table>/adjudicate",
         api.AdjudicateView.as_view(),
         name="tournament-table-adjudicate",
     ),
     path(f"{T}/forbidden-pairs", api.ForbiddenPairsView.as_view(), name="tournament-forbidden"),
     path(
-        f"{T}/forbidden-pairs/<int:pair_id>",
+        f"{T}/forbidden-pairs/<id:pair_id>",
         api.ForbiddenPairView.as_view(),
         name="tournament-forbidden-pair",
     ),

@@ -327,6 +327,15 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
+    # Ids in paths (api/converters.py); api/schema.py adds their range.
+    "PATH_CONVERTER_OVERRIDES": {"id": int},
+    # Request bodies get their own components, which can say what only input must be: a
+    # required text is not blank (minLength 1), and holds no NUL (api/schema.py).
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.schema.no_nul_in_request_texts",
+    ],
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # The areas of the API, in reading order (each operation's tag: api/schema.py).
