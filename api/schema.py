@@ -13,7 +13,7 @@ import inspect
 from typing import Any
 
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, inline_serializer
 from rest_framework import serializers
 
 from api.converters import MAX_ID
@@ -90,6 +90,17 @@ WITHOUT_NEGOTIATION = {"games_events", "stream"}
 
 
 class ProjectAutoSchema(AutoSchema):
+    def _get_request_for_media_type(
+        self, serializer: Any, direction: str = "request"
+    ) -> tuple[Any, bool]:
+        schema, required = super()._get_request_for_media_type(serializer, direction)
+        # A body of one of several kinds (an action) has no top-level ``required`` for
+        # drf-spectacular to find, yet every kind needs its ``type``: without a body the
+        # request is refused, and the schema must say so.
+        if isinstance(serializer, PolymorphicProxySerializer):
+            required = True
+        return schema, required
+
     def _token_needed(self) -> str:
         """``none``, ``any token``, or the scope a token needs (from the permissions)."""
         permissions = self.view.get_permissions()

@@ -538,9 +538,10 @@ def test_it_bounds_every_number_and_string_of_every_input() -> None:
 
 
 def test_it_documents_one_schema_per_action_type_with_an_example_it_takes() -> None:
-    action = schema()["components"]["schemas"]["Action"]
     operation = operation_for("POST", "/api/v1/games/1/actions")
     assert operation is not None
+    body = operation["requestBody"]["content"]["application/json"]["schema"]
+    action = schema()["components"]["schemas"][body["$ref"].rsplit("/", 1)[-1]]
     examples = operation["requestBody"]["content"]["application/json"]["examples"]
     shape = {**as_json_schema(action), "components": as_json_schema(schema()["components"])}
 

@@ -53,6 +53,11 @@ RULES_THE_SCHEMA_CANNOT_STATE = {
         " play, bot)",
     ),
     "GET /api/v1/ratings/predict": ("players", "the number of players depends on the pool"),
+    "POST /api/v1/bots": (
+        "webhook_url",
+        "a webhook bot needs a URL, and its host must resolve to a public address (checked"
+        " when the bot is made)",
+    ),
     "POST /api/v1/tables": ("seat", "the seats of a table depend on its rules (3, or 4)"),
 }
 
