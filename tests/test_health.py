@@ -143,6 +143,8 @@ def test_it_answers_503_naming_database_broker_and_worker_when_services_are_down
 
     assert response.status_code == 503
     body = response.json()
-    assert body["failing"] == ["database", "broker", "worker", "move_timer"]
+    assert body["status"] == "fail"
+    assert body["failing"] == ["database", "redis", "broker", "worker", "move_timer"]
+    assert body["checks"]["redis"]["error"].startswith("ConnectionError")
     assert body["checks"]["database"]["error"].startswith("OperationalError")
     assert body["checks"]["worker"]["error"].startswith("cache unreadable")
