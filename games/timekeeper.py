@@ -109,11 +109,13 @@ class MoveTimer:
             self.outage_since = self.last_up if self.last_up is not None else now
             logger.warning("move timer: %s unreachable; the move clocks stop till it is back", what)
 
-    def end_outage(self, now: float) -> None:
+    def end_outage(self) -> None:
         """Give every game in play the outage's length back (before anything is charged)."""
         if self.outage_since is None:
             return
-        length = max(0.0, now - self.outage_since)
+        # Measured once a connection is had: getting one may wait for the database's return.
+        connection.ensure_connection()
+        length = max(0.0, time.time() - self.outage_since)
         games = services.extend_deadlines(timedelta(seconds=length))
         logger.warning(
             "move timer: back after %.1f s; the deadlines of %d game(s) pushed back as long",
@@ -129,7 +131,7 @@ class MoveTimer:
         if self.redis_down():
             self.outage(now, "Redis")
             return RETRY_SECONDS
-        self.end_outage(now)  # a database still down raises here, before anything is charged
+        self.end_outage()  # a database still down raises here, before anything is charged
         self.last_up = now
         self.play_overdue_turns()
         wait = self.seconds_to_next_look()

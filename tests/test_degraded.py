@@ -21,7 +21,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts import ratelimit
-from accounts.services import register_player
+from accounts.services import house_bot, register_player
+from bots.services import STALLED_TURN_SECONDS, stalled_house_turns
 from core import redis_client
 from games.models import Game, GameEvent
 from games.timekeeper import RETRY_SECONDS, MoveTimer
@@ -215,3 +216,26 @@ def test_healthz_says_fail_with_503_while_the_database_is_down(
     assert response.status_code == 503
     assert response.json()["status"] == "fail"
     assert "database" in response.json()["failing"]
+
+
+# --- House-bot turns lost with a killed worker or a broker that was down ---------------------
+
+
+def waiting_on_house_bot(prefix: str, turn_started_seconds_ago: float) -> Game:
+    """A game whose seat to act is played by a house bot, its turn started that long ago
+    (and no task sent for it)."""
+    game, _ = seated_game("classic", (f"{prefix}a", f"{prefix}b", f"{prefix}c"))
+    seat = game.to_act[0]
+    game.hand_over_seat(seat, house_bot("house:random"))
+    game.deadline = timezone.now() + timedelta(seconds=game.move_seconds - turn_started_seconds_ago)
+    game.save(update_fields=["seats", "deadline"])
+    return game
+
+
+def test_it_finds_the_house_bot_turns_that_waited_too_long() -> None:
+    stalled = waiting_on_house_bot("old", turn_started_seconds_ago=STALLED_TURN_SECONDS + 2)
+    waiting_on_house_bot("new", turn_started_seconds_ago=0.5)  # its task may still be on its way
+
+    assert stalled_house_turns() == [
+        (stalled.pk, stalled.to_act[0], stalled.version, "house:random")
+    ]

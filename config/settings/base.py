@@ -276,6 +276,12 @@ CELERY_BEAT_SCHEDULE = {
         # A heartbeat that waited longer than its interval says nothing new.
         "options": {"expires": HEARTBEAT_INTERVAL},
     },
+    # House-bot turns whose task was lost (a killed worker, the broker down when sent).
+    "bots-resend-stalled-house-turns": {
+        "task": "bots.resend_stalled_house_turns",
+        "schedule": 5.0,
+        "options": {"expires": 5.0},
+    },
     "purge-expired-records": {
         "task": "games.purge_expired_records",
         "schedule": 3600.0,
