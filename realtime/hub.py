@@ -114,7 +114,10 @@ def publish_soon(
 
 
 def _publish_to_redis(channels: list[str], lines: dict[str, Sequence[Line]]) -> None:
-    if settings.REDIS_URL and not redis_client.unavailable():
+    # Tried even while the request paths skip Redis (redis_client.unavailable): off the
+    # request, a refused connection costs nothing, and a publish skipped just after Redis came
+    # back would go unheard by a process already subscribed again, whose waiters trust it.
+    if settings.REDIS_URL:
         try:
             shared_redis().publish(REDIS_CHANNEL, wire_message(channels, lines, process_tag()))
         except Exception as error:  # waiters fall back to their re-looks; the change is committed

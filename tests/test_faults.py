@@ -16,6 +16,7 @@ docs/operations.md, "Faults survived", is copied from there).
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import signal
@@ -35,7 +36,7 @@ from django.conf import settings
 from django.db import connection
 from psycopg import sql
 
-from games.models import Game, GamePlayer
+from games.models import Game, GameEvent, GamePlayer
 from tests.conftest import WorkerInfo, suite_process_env
 from tests.game_helpers import choose_action
 from tests.support import VENV_BIN, free_port, start_process, stop_process_group, wait_until
@@ -248,6 +249,7 @@ class Seat:
     turns_heard: int = 0
     server_errors: list[str] = field(default_factory=list)
     failure: str = ""
+    slowest_answer: float = 0.0  # seconds from sending an action to its answer, retries in
 
     def __post_init__(self) -> None:
         self.http = httpx.Client(headers={"Authorization": f"Token {self.token}"})
@@ -283,12 +285,14 @@ class Seat:
         """Choose an action from ``view`` and send it until it is answered."""
         time.sleep(THINK_SECONDS)
         action = choose_action(view, self.rng)
+        started = time.monotonic()
         response = self.call(
             "POST",
             f"/games/{self.game_id}/actions",
             json={**action, "expected_version": view["version"]},
             headers={"Idempotency-Key": uuid.uuid4().hex},
         )
+        self.slowest_answer = max(self.slowest_answer, time.monotonic() - started)
         if response.status_code == 200:
             self.acknowledged.append(action)
         elif response.status_code not in (400, 409):  # a view gone stale: look again
@@ -418,6 +422,8 @@ class Figures:
     failovers: int = 0
     stream_reconnects: int = 0
     server_errors: int = 0
+    slowest_answer: float = 0.0
+    longest_wait: float = 0.0  # the longest a game went without an event (waiting on a move)
 
     def line(self) -> str:
         return " | ".join(f"{name}={value}" for name, value in vars(self).items())
@@ -471,6 +477,12 @@ def play_through(
             figures.failovers += seat.failovers
             figures.stream_reconnects += max(0, seat.stream_connects - 1)
             figures.server_errors += len(seat.server_errors)
+            figures.slowest_answer = max(figures.slowest_answer, round(seat.slowest_answer, 1))
+        moments = list(
+            GameEvent.objects.filter(game_id=game_id).order_by("seq").values_list("at", flat=True)
+        )
+        longest = max((b - a).total_seconds() for a, b in itertools.pairwise(moments))
+        figures.longest_wait = max(figures.longest_wait, round(longest, 1))
         clients = [seat.seat for seat in game]
         figures.bot_moves += sum(1 for action in recorded if action["seat"] not in clients)
         for seat_number, timeouts in GamePlayer.objects.filter(game_id=game_id).values_list(
