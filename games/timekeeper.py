@@ -14,11 +14,16 @@ Outages do not run the clocks. Each look first checks that the platform can take
 the database answers (a look that fails on it counts as down) and, in service mode, Redis
 answers a PING. While either is down the timer charges no timeout. The first look that finds
 both up again, before it charges anything, pushes every playing game's deadline later by the
-outage's length, measured from the last look that found both up (one UPDATE,
-:func:`games.services.extend_deadlines`): a seat's remaining move time is what it was when the
-outage began. The timer keeps the outage's start in memory only: one that it did not see
-begin (it was started during it, or restarted) is not made good. docs/operations.md and
-docs/decisions/0034-degraded-operation.md say why.
+outage's length, measured from the last look that found both up, and as long again (at most
+``RECONNECT_GRACE_MAX_SECONDS`` more) for everyone to reconnect: one UPDATE,
+:func:`games.services.extend_deadlines`. The grace is there because nothing comes back at
+once: clients retry with growing waits, and each process's connection pool (psycopg's
+doubles its wait between attempts) may reconnect well after the timer's own; in the fault
+tests a web process answered 3.2 s after the database was back from a 4 s outage. So a seat
+has after the outage at least the move time it had left when it began. The timer keeps the
+outage's start in memory only: one that it did not see begin (it was started during it, or
+restarted) is not made good. docs/operations.md and docs/decisions/0034-degraded-operation.md
+say why.
 
 Measured before this design: a Celery task per move (with ``eta`` at its deadline) cost each
 move about 1 ms of the web server's CPU; a beat-sent sweep task twice a second cost beat and
@@ -48,6 +53,9 @@ RETRY_SECONDS = 1.0
 #: Between two looks at least this long, so that a game still overdue after a look (its row
 #: locked by a move being written) is not looked at in a busy loop.
 MIN_WAIT_SECONDS = 0.02
+#: After an outage, deadlines move on by its length and as long again, but at most this much
+#: more (the waits of clients and pools that retry with growing waits are capped too).
+RECONNECT_GRACE_MAX_SECONDS = 60.0
 #: A game whose timeout raised is left alone this long (and logged once a rest).
 BROKEN_GAME_REST_SECONDS = 60.0
 
@@ -110,17 +118,20 @@ class MoveTimer:
             logger.warning("move timer: %s unreachable; the move clocks stop till it is back", what)
 
     def end_outage(self) -> None:
-        """Give every game in play the outage's length back (before anything is charged)."""
+        """Give every game in play the outage's length back, and the grace to reconnect
+        (before anything is charged)."""
         if self.outage_since is None:
             return
         # Measured once a connection is had: getting one may wait for the database's return.
         connection.ensure_connection()
         length = max(0.0, time.time() - self.outage_since)
-        games = services.extend_deadlines(timedelta(seconds=length))
+        given = length + min(length, RECONNECT_GRACE_MAX_SECONDS)
+        games = services.extend_deadlines(timedelta(seconds=given))
         logger.warning(
-            "move timer: back after %.1f s; the deadlines of %d game(s) pushed back as long",
+            "move timer: back after %.1f s; the deadlines of %d game(s) pushed back %.1f s",
             length,
             games,
+            given,
         )
         self.outage_since = None
 
