@@ -2,6 +2,10 @@
 
 The cache is Redis in service mode (so every web process counts together, atomically with
 INCR) and a file cache in the embedded default. Anonymous callers are counted per address.
+
+The limits fail open: a request that cannot count itself (Redis down or unreachable) is
+let through uncounted rather than refused, so losing Redis costs the platform its rate
+limits for the outage, never its API (core/redis_client.py says how long a try may take).
 """
 
 from __future__ import annotations
@@ -9,13 +13,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import redis
 from django.conf import settings
 from django.core.cache import cache
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
 from accounts.models import ApiToken
-from core.redis_client import shared_redis
+from core import redis_client
 
 
 def caller_key(auth: object, remote_addr: str) -> str:
@@ -35,17 +40,24 @@ def reset(key: str, window: int = 60) -> None:
     start = int(time.time() // window) * window
     for counter in (_counter(key, start), _counter(key, start + window)):
         if settings.REDIS_URL:
-            shared_redis().delete(counter)
+            redis_client.shared_redis().delete(counter)
         else:
             cache.delete(counter)
 
 
-def _count(counter: str, window: int) -> int:
+def _count(counter: str, window: int) -> int | None:
+    """The count of ``counter`` with this request; None when it could not be counted."""
     if settings.REDIS_URL:
-        pipe = shared_redis().pipeline(transaction=False)
-        pipe.incr(counter)
-        pipe.expire(counter, window + 1, nx=True)
-        return int(pipe.execute()[0])
+        if redis_client.unavailable():
+            return None
+        try:
+            pipe = redis_client.shared_redis().pipeline(transaction=False)
+            pipe.incr(counter)
+            pipe.expire(counter, window + 1, nx=True)
+            return int(pipe.execute()[0])
+        except redis.RedisError as error:
+            redis_client.went_down(error)
+            return None
     cache.add(counter, 0, timeout=window + 1)
     try:
         return cache.incr(counter)
@@ -55,11 +67,12 @@ def _count(counter: str, window: int) -> int:
 
 
 def hit(key: str, limit: int, window: int) -> float | None:
-    """Count one request for ``key``; None if allowed, else seconds until the window resets."""
+    """Count one request for ``key``; None if allowed (or not countable: fail open), else
+    seconds until the window resets."""
     now = time.time()
     window_start = int(now // window) * window
     count = _count(_counter(key, window_start), window)
-    if count > limit:
+    if count is not None and count > limit:
         return max(1.0, window_start + window - now)
     return None
 

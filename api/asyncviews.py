@@ -9,7 +9,7 @@ from typing import ParamSpec, TypeVar
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 
-from core.errors import DomainError
+from core.errors import DATABASE_DOWN, DomainError, database_unavailable
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -24,7 +24,8 @@ def in_thread(function: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     the moves, and the moves not behind it. Each look opens and hands back its own
     connection (from the pool), so no connection is shared between threads.
 
-    A ``DomainError`` comes back as a value and is raised again here, without the thread's
+    A database that cannot be reached comes back as ``Unavailable`` (a 503). A
+    ``DomainError`` comes back as a value and is raised again here, without the thread's
     frames: raised through asgiref's futures, its traceback held their frames, which held
     it, a cycle that kept the request (a 404 of a long poll, say) alive until the cycle
     collector's next full pass.
@@ -35,6 +36,8 @@ def in_thread(function: Callable[P, R]) -> Callable[P, Awaitable[R]]:
             return function(*args, **kwargs), None
         except DomainError as error:
             return None, error.with_traceback(None)
+        except DATABASE_DOWN:  # 503 with Retry-After, not a 500
+            return None, database_unavailable()
         finally:
             close_old_connections()
 

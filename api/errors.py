@@ -3,7 +3,8 @@ and the one table that turns a service's refusal (``core.errors``) into an HTTP 
 
 Both kinds of views answer errors here: the REST framework's through
 :func:`exception_handler` (its ``EXCEPTION_HANDLER``), the async waiting views through
-:func:`error_response`.
+:func:`error_response` (their database work turns a database that cannot be reached into
+``Unavailable``, api/asyncviews.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from core.errors import (
+    DATABASE_DOWN,
     Conflict,
     DomainError,
     Invalid,
@@ -23,6 +25,8 @@ from core.errors import (
     NotAuthenticated,
     NotFound,
     RateLimited,
+    Unavailable,
+    database_unavailable,
 )
 
 #: The HTTP status of each kind of refusal (a subclass takes its nearest listed base's).
@@ -33,6 +37,7 @@ STATUS_BY_KIND: dict[type[DomainError], int] = {
     NotFound: status.HTTP_404_NOT_FOUND,
     Conflict: status.HTTP_409_CONFLICT,
     RateLimited: status.HTTP_429_TOO_MANY_REQUESTS,
+    Unavailable: status.HTTP_503_SERVICE_UNAVAILABLE,
 }
 
 #: The codes of the REST framework's own errors (a request it could not parse, a method the
@@ -62,7 +67,7 @@ def error_body(code: str, message: str, **details: Any) -> dict[str, Any]:
 
 
 def error_headers(error: DomainError) -> dict[str, str]:
-    """``Retry-After`` with a rate limit, ``WWW-Authenticate`` with a 401."""
+    """``Retry-After`` with a rate limit or a 503, ``WWW-Authenticate`` with a 401."""
     headers = {}
     if "retry_after" in error.details:
         headers["Retry-After"] = str(error.details["retry_after"])
@@ -92,7 +97,10 @@ def method_not_allowed(allowed: str) -> JsonResponse:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """The REST framework's handler, with every error rewritten into the one shape."""
+    """The REST framework's handler, with every error rewritten into the one shape (the
+    database unreachable: 503 ``service_unavailable``)."""
+    if isinstance(exc, DATABASE_DOWN):
+        exc = database_unavailable()
     if isinstance(exc, DomainError):
         return Response(
             error_body(exc.code, exc.message, **exc.details),

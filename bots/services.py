@@ -7,12 +7,14 @@ import logging
 import random
 import secrets
 import time
+from datetime import timedelta
 from typing import Any
 
 import httpx
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
 from accounts.services import create_bot_player
@@ -123,6 +125,35 @@ def next_house_turn(game: Game) -> tuple[int, str] | None:
         if username.startswith(HOUSE_BOT_PREFIX):
             return seat, username
     return None
+
+
+#: A house bot's turn waiting this long is taken for lost and sent again: its task died with
+#: a killed worker, or could not be enqueued while the broker was down. A turn sent twice is
+#: played once (the task leaves a game that moved on from its version alone).
+STALLED_TURN_SECONDS = 3.0
+
+
+def stalled_house_turns() -> list[tuple[int, int, int, str]]:
+    """(game, seat, version, bot) of the house-bot turns of the games in play that have
+    waited longer than ``STALLED_TURN_SECONDS``: beat sends them again every few seconds
+    (``bots.tasks.resend_stalled_house_turns``).
+
+    A turn's start is its deadline less the table's move time. Reads the small columns of
+    the games in play, not their states.
+    """
+    stalled_since = timezone.now() - timedelta(seconds=STALLED_TURN_SECONDS)
+    waiting = Game.objects.filter(status=Game.Status.PLAYING, deadline__isnull=False).only(
+        "id", "version", "to_act", "seats", "deadline", "move_seconds"
+    )
+    stalled = []
+    for game in waiting:
+        assert game.deadline is not None
+        if game.deadline - timedelta(seconds=game.move_seconds) > stalled_since:
+            continue
+        turn = next_house_turn(game)
+        if turn is not None:
+            stalled.append((game.pk, turn[0], game.version, turn[1]))
+    return stalled
 
 
 def push_turn_to_webhook(game_id: int, *, seat: int, version: int, player_id: int) -> str:

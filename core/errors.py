@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import InterfaceError, OperationalError
+
 
 class DomainError(Exception):
     """A refusal of a service: ``code``, ``message`` and ``details``."""
@@ -48,6 +50,27 @@ class Conflict(DomainError):
 
 class RateLimited(DomainError):
     """Too many requests; ``details["retry_after"]`` says in how many seconds to retry."""
+
+
+class Unavailable(DomainError):
+    """What the request needs is down (the database): ``details["retry_after"]`` says in how
+    many seconds to try again. Nothing was written: every write is one statement or one
+    transaction, so it either committed whole or not at all."""
+
+
+#: The errors the database raises when it cannot be reached (or dropped the connection).
+DATABASE_DOWN = (OperationalError, InterfaceError)
+#: Seconds a client is told to wait before trying again while the database is unreachable.
+DATABASE_RETRY_AFTER_SECONDS = 2
+
+
+def database_unavailable() -> Unavailable:
+    """The refusal of a request that failed on the database (one of :data:`DATABASE_DOWN`)."""
+    return Unavailable(
+        "service_unavailable",
+        "The database is unreachable; try again shortly.",
+        retry_after=DATABASE_RETRY_AFTER_SECONDS,
+    )
 
 
 def not_found(what: str) -> NotFound:

@@ -1,19 +1,49 @@
-"""One Redis client per process (service mode), shared by every thread.
+"""One Redis client per process (service mode), shared by every thread, and what the request
+paths do when Redis is down.
 
 Django's cache objects live per thread, and under ASGI every request runs in a new thread,
 so a cache-backed Redis call opened a new connection per request. redis-py's client is
 thread-safe and pools its connections: hot paths (rate limits, pub/sub publishes) use this.
+
+Redis is never the truth (the database is): a request that cannot reach it goes on without
+it (:func:`unavailable`, :func:`went_down`). Its client waits at most
+``REDIS_CONNECT_TIMEOUT`` to connect and ``REDIS_SOCKET_TIMEOUT`` for a reply and does not
+retry, and after a failure the request paths leave Redis alone for ``DOWN_PAUSE_SECONDS``,
+so a dead or unreachable Redis costs a request at most one short wait, not redis-py's
+default of 5 s per try and ten tries.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
+from typing import Any
 
 import redis
 from django.conf import settings
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+logger = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _client: redis.Redis | None = None
+
+#: After a failed call, the request paths skip Redis this long (then the next call tries).
+DOWN_PAUSE_SECONDS = 1.0
+#: A dependency's failure is logged at most once per this many seconds (not per request).
+LOG_INTERVAL_SECONDS = 60.0
+
+
+def client_options() -> dict[str, Any]:
+    """Short waits and no retries: a caller that cannot reach Redis goes on without it."""
+    return {
+        "socket_connect_timeout": settings.REDIS_CONNECT_TIMEOUT,
+        "socket_timeout": settings.REDIS_SOCKET_TIMEOUT,
+        "retry": Retry(NoBackoff(), 0),
+        "health_check_interval": 10,
+    }
 
 
 def shared_redis() -> redis.Redis:
@@ -21,5 +51,49 @@ def shared_redis() -> redis.Redis:
     if _client is None:
         with _lock:
             if _client is None:
-                _client = redis.Redis.from_url(settings.REDIS_URL)
+                _client = redis.Redis.from_url(settings.REDIS_URL, **client_options())
     return _client
+
+
+class ThrottledLog:
+    """Logs a recurring failure at most once per ``interval`` seconds, with how many were
+    not logged meanwhile: an outage must not write a line per request."""
+
+    def __init__(self, what: str, interval: float = LOG_INTERVAL_SECONDS) -> None:
+        self.what = what
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._last = -float("inf")
+        self._unlogged = 0
+
+    def failed(self, error: BaseException) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if now - self._last < self.interval:
+                self._unlogged += 1
+                return
+            self._last, unlogged, self._unlogged = now, self._unlogged, 0
+        logger.warning(
+            "%s: %s: %s (%d more failure(s) since the last report)",
+            self.what,
+            type(error).__name__,
+            error,
+            unlogged,
+        )
+
+
+_down_until = 0.0
+_redis_failures = ThrottledLog("Redis unreachable; requests go on without it")
+
+
+def unavailable() -> bool:
+    """Whether a request path should skip Redis now (it failed less than
+    ``DOWN_PAUSE_SECONDS`` ago)."""
+    return time.monotonic() < _down_until
+
+
+def went_down(error: BaseException) -> None:
+    """Record that a call failed: skip Redis for a while, and log it (throttled)."""
+    global _down_until
+    _down_until = time.monotonic() + DOWN_PAUSE_SECONDS
+    _redis_failures.failed(error)

@@ -18,7 +18,7 @@ from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
@@ -511,6 +511,20 @@ def seconds_to_next_deadline(excluding: Collection[int] = ()) -> float | None:
     """How long until the nearest deadline of a game in play (None: no game waits)."""
     nearest = _by_deadline(excluding).values_list("deadline", flat=True).first()
     return None if nearest is None else (nearest - timezone.now()).total_seconds()
+
+
+def extend_deadlines(by: timedelta) -> int:
+    """Push the deadline of every game in play ``by`` later, in one statement: what the move
+    timer does after an outage, so that nobody is charged a timeout for the time the
+    platform could not take their move (games/timekeeper.py). Returns how many games.
+
+    The version stays: a deadline is not a move, and a client's ``expected_version`` must
+    not go stale for it. A move decided on a row read before this statement writes its own
+    new deadline anyway.
+    """
+    return Game.objects.filter(status=Game.Status.PLAYING, deadline__isnull=False).update(
+        deadline=F("deadline") + by
+    )
 
 
 def purge_expired_records() -> int:

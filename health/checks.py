@@ -1,5 +1,19 @@
-"""The checks of ``GET /healthz``: is the database reachable, the broker reachable, a worker
-alive, and the move timer looking? (The records they read: ``core.heartbeats``.)"""
+"""The checks of ``GET /healthz``: is the database reachable, Redis reachable (service mode),
+the broker reachable, a worker alive, and the move timer looking? (The records they read:
+``core.heartbeats``.)
+
+The report's ``status``:
+
+* ``ok``: every check passes.
+* ``degraded``: Redis is unreachable and the database is not: the API still serves (rate
+  limits fail open, wake-ups fall back to polling, the move clocks stop), but bots' turns,
+  ratings and tournaments wait for it. The checks that read through Redis (``broker``, and
+  the records of ``worker`` and ``move_timer``) fail with it and are named in ``failing``.
+  Answered with 200, so that a load balancer keeps sending requests to the web processes,
+  which can serve them.
+* ``fail``: the database is unreachable, or a check fails while Redis is up (no worker, a
+  move timer that stopped looking): answered with 503.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +27,7 @@ from django.db import connections
 
 from config.celery_app import app
 from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY
+from core.redis_client import shared_redis
 
 BROKER_TIMEOUT_SECONDS = 2.0
 
@@ -25,6 +40,17 @@ def check_database() -> dict[str, Any]:
     except Exception as exc:
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
     return {"ok": True, "vendor": connections["default"].vendor}
+
+
+def check_redis() -> dict[str, Any]:
+    """Redis answers a PING (service mode; the embedded default has none to check)."""
+    if not settings.REDIS_URL:
+        return {"ok": True, "used": False}
+    try:
+        shared_redis().ping()
+    except Exception as exc:
+        return {"ok": False, "used": True, "error": f"{type(exc).__name__}: {exc}"}
+    return {"ok": True, "used": True}
 
 
 def check_broker() -> dict[str, Any]:
@@ -77,13 +103,31 @@ def check_move_timer() -> dict[str, Any]:
     return _fresh(float(looked_at), "look")
 
 
+#: The checks that read through Redis in service mode: they fail when it does.
+THROUGH_REDIS = ("redis", "broker", "worker", "move_timer")
+
+
+def overall_status(failing: list[str]) -> str:
+    """``ok``, ``degraded`` or ``fail`` (the module's docstring says when)."""
+    if not failing:
+        return "ok"
+    if "redis" in failing and all(name in THROUGH_REDIS for name in failing):
+        return "degraded"
+    return "fail"
+
+
 def health_report() -> tuple[bool, dict[str, Any]]:
+    """(whether to answer 200, the report)."""
+    redis = check_redis()
     checks = {
         "database": check_database(),
-        "broker": check_broker(),
+        "redis": redis,
+        # Without Redis the broker's own connection attempt would only wait to fail the same.
+        "broker": check_broker() if redis["ok"] else {"ok": False, "error": "Redis unreachable"},
         "worker": check_worker(),
         "move_timer": check_move_timer(),
     }
     failing = [name for name, result in checks.items() if not result["ok"]]
-    report = {"status": "fail" if failing else "ok", "failing": failing, "checks": checks}
-    return not failing, report
+    status = overall_status(failing)
+    report = {"status": status, "failing": failing, "checks": checks}
+    return status != "fail", report

@@ -1,4 +1,5 @@
-"""``GET /healthz``: 200 when every check passes, else 503 naming what fails."""
+"""``GET /healthz``: 200 when every check passes (``ok``) or only Redis and what reads through
+it fail (``degraded``), else 503 (``fail``); ``failing`` names what fails."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from health.checks import health_report
 
 
 class HealthView(APIView):
-    """Liveness of the database, the Celery broker and the workers."""
+    """Liveness of the database, Redis, the Celery broker and the workers."""
 
     authentication_classes: list[Any] = []
     permission_classes: list[Any] = []
@@ -28,21 +29,27 @@ class HealthView(APIView):
                 inline_serializer(
                     "Health",
                     {
-                        "status": serializers.ChoiceField(["ok", "fail"]),
+                        "status": serializers.ChoiceField(["ok", "degraded", "fail"]),
                         "failing": serializers.ListField(child=serializers.CharField()),
                         "checks": serializers.DictField(),
                     },
                 ),
-                description="Everything is fine.",
+                description="`ok`: everything is fine. `degraded`: Redis is unreachable "
+                "(`failing` names it and the checks that read through it); the API still "
+                "serves, without rate limits, and the move clocks stop till it is back.",
             ),
-            503: OpenApiResponse(description="Same body; `failing` names what is not fine."),
+            503: OpenApiResponse(
+                description="Same body, `status` `fail`: the database is unreachable, or "
+                "a check fails while Redis is up; `failing` names what is not fine."
+            ),
         },
     )
     def get(self, request: Request) -> Response:
         """Whether the platform is up and doing its work.
 
-        The database, the Celery broker, a worker's heartbeat and the move timer's last look →
-        200 when every check passes, else 503 naming what fails.
+        The database, Redis, the Celery broker, a worker's heartbeat and the move timer's last
+        look → 200 when every check passes (`ok`) or only Redis and what reads through it
+        fail (`degraded`), else 503 (`fail`); `failing` names what fails.
         """
         healthy, report = health_report()
         return Response(report, status=200 if healthy else 503)

@@ -16,6 +16,9 @@ so a lost or partial wake-up costs a delay, never a line.
 * Embedded default: web server and worker are separate processes with no server between
   them, so waiters look again every ``EMBEDDED_POLL_SECONDS`` (and are woken at once by
   changes made in their own process).
+* Service mode with the subscription down (Redis unreachable or restarting): as in the
+  embedded default, waiters look every ``EMBEDDED_POLL_SECONDS`` until it is back
+  (:func:`recheck_seconds`); publishes fail and are skipped meanwhile.
 """
 
 from __future__ import annotations
@@ -34,8 +37,8 @@ from functools import partial
 
 from django.conf import settings
 
-from core import background
-from core.redis_client import shared_redis
+from core import background, redis_client
+from core.redis_client import ThrottledLog, shared_redis
 
 logger = logging.getLogger(__name__)
 
@@ -116,11 +119,14 @@ def publish_soon(
 
 
 def _publish_to_redis(channels: list[str], lines: dict[str, Sequence[Line]]) -> None:
+    # Tried even while the request paths skip Redis (redis_client.unavailable): off the
+    # request, a refused connection costs nothing, and a publish skipped just after Redis came
+    # back would go unheard by a process already subscribed again, whose waiters trust it.
     if settings.REDIS_URL:
         try:
             shared_redis().publish(REDIS_CHANNEL, wire_message(channels, lines, process_tag()))
-        except Exception:  # waiters fall back to their timeout; the change is committed
-            logger.exception("could not publish wake-ups on %s", channels)
+        except Exception as error:  # waiters fall back to their re-looks; the change is committed
+            redis_client.went_down(error)
 
 
 def wire_message(
@@ -158,6 +164,7 @@ def read_wire_message(payload: bytes) -> tuple[str, dict[str, list[Line]]]:
 
 
 _tag = ("", 0)
+_listener_failures = ThrottledLog("pub/sub listener failed; waiters poll while it reconnects")
 
 
 def process_tag() -> str:
@@ -175,8 +182,9 @@ def listener_name() -> str:
 
 def recheck_seconds() -> float:
     """The longest a waiter goes without looking at the database: wake-ups from other
-    processes reach it only through Redis, which the embedded default does not have."""
-    return SERVICE_MODE_RECHECK_SECONDS if settings.REDIS_URL else EMBEDDED_POLL_SECONDS
+    processes reach it only through Redis, which the embedded default does not have, and
+    which service mode has only while this process's subscription is up."""
+    return SERVICE_MODE_RECHECK_SECONDS if hears_changes_elsewhere() else EMBEDDED_POLL_SECONDS
 
 
 class Hub:
@@ -210,9 +218,18 @@ class Hub:
 
     def _listen_forever(self) -> None:
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
         while True:
-            client = redis.Redis.from_url(settings.REDIS_URL, client_name=listener_name())
+            # No retries inside redis-py: a dropped connection reaches the handler below at
+            # once, so that waiters fall back to polling meanwhile (recheck_seconds).
+            client = redis.Redis.from_url(
+                settings.REDIS_URL,
+                client_name=listener_name(),
+                socket_connect_timeout=settings.REDIS_CONNECT_TIMEOUT,
+                retry=Retry(NoBackoff(), 0),
+            )
             pubsub = client.pubsub()
             own = process_tag().encode() + b"\n"  # this thread does not outlive a fork
             try:
@@ -228,9 +245,9 @@ class Hub:
                     _, woken = read_wire_message(message["data"])
                     _tell_changes_elsewhere(woken)
                     self._wake(woken, woken)
-            except Exception:
+            except Exception as error:
                 self.subscribed.clear()
-                logger.exception("pub/sub listener failed; reconnecting")
+                _listener_failures.failed(error)
                 with contextlib.suppress(Exception):  # its connection, not left for the GC
                     pubsub.close()
                 # Anyone waiting may have missed a wake-up: let them look again.

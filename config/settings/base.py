@@ -170,10 +170,23 @@ REDIS_URL = env.str("REDIS_URL", default="")
 CELERY_FS_DIR = DATA_DIR / "broker"
 
 
+# A dead Redis must not stall a request: connect within this, a reply within that (seconds);
+# no retries (core/redis_client.py). The broker's publishes get the same short waits.
+REDIS_CONNECT_TIMEOUT = env.float("REDIS_CONNECT_TIMEOUT", default=0.5)
+REDIS_SOCKET_TIMEOUT = env.float("REDIS_SOCKET_TIMEOUT", default=1.0)
+
+
 def cache_settings(redis_url: str) -> dict[str, Any]:
     """Redis when configured; else a file cache, which the web and worker processes share."""
     if redis_url:
-        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_url,
+            "OPTIONS": {
+                "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+                "socket_timeout": REDIS_SOCKET_TIMEOUT,
+            },
+        }
     return {
         "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
         "LOCATION": str(DATA_DIR / "cache"),
@@ -183,7 +196,11 @@ def cache_settings(redis_url: str) -> dict[str, Any]:
 def celery_broker_settings(redis_url: str) -> dict[str, Any]:
     """Celery's broker URL and transport options for the mode in use."""
     if redis_url:
-        return {"broker_url": redis_url, "broker_transport": None, "broker_transport_options": {}}
+        return {
+            "broker_url": redis_url,
+            "broker_transport": None,
+            "broker_transport_options": {"socket_connect_timeout": REDIS_CONNECT_TIMEOUT},
+        }
     for folder in ("in", "processed", "control"):
         (CELERY_FS_DIR / folder).mkdir(parents=True, exist_ok=True)
     return {
@@ -211,6 +228,17 @@ CELERY_BROKER_URL = _broker["broker_url"]
 CELERY_BROKER_TRANSPORT = _broker["broker_transport"]
 CELERY_BROKER_TRANSPORT_OPTIONS = _broker["broker_transport_options"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A task enqueued while the broker is down (a bot's turn, a rating) fails within about a
+# second, not after Celery's default 4 s connect timeout and three retries: the request that
+# enqueued it has committed and goes on (games/changes.py); sweeps and the move timer catch
+# up on what was not enqueued.
+CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_CONNECT_TIMEOUT
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -247,6 +275,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": HEARTBEAT_INTERVAL,
         # A heartbeat that waited longer than its interval says nothing new.
         "options": {"expires": HEARTBEAT_INTERVAL},
+    },
+    # House-bot turns whose task was lost (a killed worker, the broker down when sent).
+    "bots-resend-stalled-house-turns": {
+        "task": "bots.resend_stalled_house_turns",
+        "schedule": 5.0,
+        "options": {"expires": 5.0},
     },
     "purge-expired-records": {
         "task": "games.purge_expired_records",
