@@ -15,6 +15,8 @@ from games.errors import IllegalMove
 
 #: The highest seat number of any preset's table (four-handed: 0..3).
 MAX_SEAT = max(rules.players for rules in PRESETS.values()) - 1
+#: The most cards a seat ever holds (a hand and the kitty): no action moves more.
+MAX_HELD = max(rules.hand_size + rules.kitty_size for rules in PRESETS.values())
 
 
 def rules_schema(presets: list[str]) -> dict[str, Any]:
@@ -161,13 +163,13 @@ class TrumpActionSerializer(_ActionSerializer):
 
 class DiscardActionSerializer(_ActionSerializer):
     type = _type_field("discard")
-    cards = _cards(17)
+    cards = _cards(MAX_HELD)
 
 
 class GiveActionSerializer(_ActionSerializer):
     type = _type_field("give")
     to = serializers.IntegerField(min_value=0, max_value=MAX_SEAT, help_text="the seat given to")
-    cards = _cards(17)
+    cards = _cards(MAX_HELD)
 
 
 class BidActionSerializer(_ActionSerializer):
