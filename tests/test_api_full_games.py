@@ -39,7 +39,9 @@ class LeakScanner:
 
     def __init__(self, clients: dict[int | None, Client]) -> None:
         self.clients = clients
-        self.checked = {seat: 0 for seat in clients}
+        # Bodies of earlier games (a test plays on until one has an exchange) were checked
+        # against their own game's cards, not this one's.
+        self.checked = {seat: len(client.received) for seat, client in clients.items()}
         self.ever_held: dict[int | None, set[str]] = {seat: set() for seat in clients}
         self.discards: set[str] = set()
         self.bodies_checked = 0
