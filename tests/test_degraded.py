@@ -152,6 +152,7 @@ def server_without_database(tmp_path_factory: pytest.TempPathFactory) -> Iterato
         DJANGO_SETTINGS_MODULE="config.settings.base",
         DATA_DIR=str(tmp),
         DATABASE_URL=f"postgres://postgres@127.0.0.1:{free_port()}/nothing",
+        DB_POOL_TIMEOUT="0.5",  # the 503 comes when the pool gives up: sooner than the 5 s
     )
     if settings.REDIS_URL:
         env["REDIS_URL"] = settings.REDIS_URL

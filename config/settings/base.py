@@ -116,6 +116,8 @@ SQLITE_PATH = DATA_DIR / "db.sqlite3"
 
 # Connections per process in service mode (psycopg pool); PostgreSQL allows 100 by default.
 DB_POOL_MAX_SIZE = env.int("DB_POOL_MAX_SIZE", default=20)
+#: How long a request waits for a PostgreSQL connection before it answers 503.
+DB_POOL_TIMEOUT = env.float("DB_POOL_TIMEOUT", default=5.0)
 
 
 def database_settings(url: str | None) -> dict[str, Any]:
@@ -137,7 +139,7 @@ def database_settings(url: str | None) -> dict[str, Any]:
             # A short wait for a connection: when the database is down, requests (and
             # /healthz) fail within seconds instead of hanging.
             "pool",
-            {"min_size": 2, "max_size": DB_POOL_MAX_SIZE, "timeout": 5},
+            {"min_size": 2, "max_size": DB_POOL_MAX_SIZE, "timeout": DB_POOL_TIMEOUT},
         )
         # Prepared statements: a statement run 5 times on a connection is parsed and planned
         # once (psycopg's default threshold; Django turns it off by default, for poolers in
