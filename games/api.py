@@ -120,7 +120,6 @@ class TableView(APIView):
 
         The table's creator removes it before its game starts (anyone seated simply loses the
         seat) → 204; 403 `not_table_creator`; 409 `table_not_open` once the game has started.
-        Needs the `play` scope.
         """
         services.cancel_table(caller(request), table_id=table_id)
         return Response(status=204)
