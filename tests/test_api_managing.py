@@ -59,26 +59,35 @@ def test_it_hands_a_resigned_seat_to_the_house_bot_and_ranks_the_resigner_last(
     for _ in range(6):  # into the game: a few moves by whoever is to act
         actor, view = seat_to_act(players, game_id)
         actor.ok("POST", f"/games/{game_id}/actions", json=choose_action(view, rng))
-    resigner, others = players[1], [players[0], players[2]]
+    actor, _ = seat_to_act(players, game_id)
+    resigner = next(p for p in players if p is not actor)
+    others = [p for p in players if p is not resigner]
+    at = players.index(resigner)
     spectator = register(api_server.url, "resignwatcher")
     before = resigner.ok("GET", f"/games/{game_id}")
     seen = resigner.ok("GET", f"/games/{game_id}/events")["last_seq"]
+    actors_stream = StreamReader(api_server.url, actor.token or "")
+    assert actors_stream.wait_for_lines(1)[0]["version"] == before["version"]
 
     view = resigner.ok("POST", f"/games/{game_id}/resign")
 
-    assert view["your_seat"] == 1 and view["status"] == "playing"
+    # The player to act is told on its stream: its turn, at the game's new version.
+    turn = actors_stream.wait_for_lines(2)[1]
+    assert (turn["type"], turn["version"]) == ("your_turn", view["version"])
+    assert turn["view"]["seats"][at]["played_by"] == "house:heuristic"
+    assert view["your_seat"] == at and view["status"] == "playing"
     assert view["legal_actions"] == []
     assert view["version"] == before["version"] + 1
-    assert view["seats"][1] == {
-        "seat": 1,
+    assert view["seats"][at] == {
+        "seat": at,
         "username": resigner.username,
         "is_bot": False,
         "played_by": "house:heuristic",
     }
     events = resigner.ok("GET", f"/games/{game_id}/events?after={seen}")
     assert [(e["type"], e["seat"]) for e in events["events"][:2]] == [
-        ("resign", 1),
-        ("seat_handover", 1),
+        ("resign", at),
+        ("seat_handover", at),
     ]
     error_of(resigner.post(f"/games/{game_id}/resign"), 409, "seat_handed_over")
     error_of(spectator.post(f"/games/{game_id}/resign"), 403, "not_seated")
@@ -86,7 +95,7 @@ def test_it_hands_a_resigned_seat_to_the_house_bot_and_ranks_the_resigner_last(
 
     final = play_to_the_end(others, game_id, rng)
 
-    assert final["seats"][1]["played_by"] == "house:heuristic"
+    assert final["seats"][at]["played_by"] == "house:heuristic"
     entry = resigner.ok("GET", f"/players/{resigner.username}/games")["results"][0]
     assert entry["game"] == game_id
     assert (entry["rank"], entry["result"]) == (3, "loss")
