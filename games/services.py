@@ -509,8 +509,8 @@ def resign(player: Player, *, game_id: int) -> dict[str, Any]:
             raise NotAllowed("not_seated", "You do not play in this game.")
         if game.status == Game.Status.FINISHED:
             raise Conflict("game_finished", "The game is over.")
-        if game.played_by(own_seat):
-            bot = game.played_by(own_seat)
+        bot = game.played_by(own_seat)
+        if bot:
             raise Conflict(
                 "seat_handed_over", f"Your seat is played by {bot} already.", played_by=bot
             )
