@@ -121,6 +121,26 @@ def create_bot_player(owner: Player, *, username: str) -> tuple[Player, str]:
     return bot, key
 
 
+def owned_bot(owner: Player, *, username: str) -> Player:
+    """The bot account ``username``, if ``owner`` owns it (404 if there is no such bot)."""
+    bot = Player.objects.filter(username=username, is_bot=True, owner__isnull=False).first()
+    if bot is None:
+        raise NotFound("not_found", f"No bot account '{username}'.")
+    if bot.owner_id != owner.pk:
+        raise NotAllowed("not_bot_owner", "Only its owner may do this with a bot.")
+    return bot
+
+
+def rotate_bot_token(owner: Player, *, username: str) -> str:
+    """A fresh token for the owner's bot ``username``; every other token of the bot is
+    revoked with it (they stop working at once, and their streams and long polls end)."""
+    with transaction.atomic():
+        bot = owned_bot(owner, username=username)
+        _revoke(ApiToken.objects.filter(player=bot))
+        _, key = issue_token(bot, BOT_SCOPES, name="bot")
+    return key
+
+
 def new_token(player: Player, *, scopes: Iterable[str], name: str) -> tuple[ApiToken, str]:
     """A new token with ``scopes`` (those the account may have: a bot's or a human's)."""
     allowed = set(BOT_SCOPES if player.is_bot else HUMAN_SCOPES)

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
-from accounts.services import create_bot_player
+from accounts.services import create_bot_player, owned_bot
 from bots.models import BotAccount, WebhookDelivery
 from bots.outbound import ReplyTooLarge, Unresolvable, UnsafeUrl, post, resolve_target
 from bots.sdk import SIGNATURE_HEADER, signature
@@ -35,19 +35,7 @@ def create_bot_account(
     owner: Player, *, username: str, mode: str, webhook_url: str
 ) -> tuple[BotAccount, str]:
     """A bot account owned by ``owner``; returns it and its token key."""
-    if mode == BotAccount.Mode.WEBHOOK and not webhook_url:
-        raise Invalid(
-            "invalid",
-            "A webhook bot needs a webhook_url.",
-            fields={"webhook_url": ["Required in webhook mode."]},
-        )
-    if mode == BotAccount.Mode.WEBHOOK:
-        try:
-            resolve_target(webhook_url, settings.BOT_WEBHOOK_ALLOW_PRIVATE)
-        except Unresolvable:
-            pass  # DNS may not be set up yet; checked again before every call
-        except UnsafeUrl as error:
-            raise Invalid("invalid", str(error), fields={"webhook_url": [str(error)]}) from error
+    _check_reach(mode, webhook_url)
     with transaction.atomic():
         player, key = create_bot_player(owner, username=username)
         account = BotAccount.objects.create(
@@ -57,6 +45,55 @@ def create_bot_account(
             webhook_secret=secrets.token_urlsafe(32) if mode == BotAccount.Mode.WEBHOOK else "",
         )
     return account, key
+
+
+def change_bot_reach(
+    owner: Player, *, username: str, mode: str | None, webhook_url: str | None
+) -> tuple[BotAccount, bool]:
+    """How the owner's bot ``username`` is reached: its ``mode`` and ``webhook_url`` (None:
+    unchanged), checked as at creation. Returns the account and whether its webhook secret
+    is new (switching to webhook mode makes one: the owner is shown it then, as at creation;
+    a webhook bot that only moves to another URL keeps its secret)."""
+    with transaction.atomic():
+        bot = owned_bot(owner, username=username)
+        account = BotAccount.objects.select_for_update().get(player=bot)
+        new_mode = mode or account.mode
+        url = account.webhook_url if webhook_url is None else webhook_url
+        if new_mode == BotAccount.Mode.POLL and webhook_url:
+            # Kept silently, it would look taken while no call goes to it.
+            raise Invalid(
+                "invalid",
+                "A bot in poll mode has no webhook_url; send mode webhook with it.",
+                fields={"webhook_url": ["Only in webhook mode."]},
+            )
+        _check_reach(new_mode, url)
+        new_secret = new_mode == BotAccount.Mode.WEBHOOK and not account.webhook_secret
+        account.mode = new_mode
+        account.webhook_url = url if new_mode == BotAccount.Mode.WEBHOOK else ""
+        if new_secret:
+            account.webhook_secret = secrets.token_urlsafe(32)
+        elif new_mode == BotAccount.Mode.POLL:
+            account.webhook_secret = ""
+        account.save(update_fields=["mode", "webhook_url", "webhook_secret"])
+    return account, new_secret
+
+
+def _check_reach(mode: str, webhook_url: str) -> None:
+    """A webhook bot needs a URL whose host is not a private address."""
+    if mode != BotAccount.Mode.WEBHOOK:
+        return
+    if not webhook_url:
+        raise Invalid(
+            "invalid",
+            "A webhook bot needs a webhook_url.",
+            fields={"webhook_url": ["Required in webhook mode."]},
+        )
+    try:
+        resolve_target(webhook_url, settings.BOT_WEBHOOK_ALLOW_PRIVATE)
+    except Unresolvable:
+        pass  # DNS may not be set up yet; checked again before every call
+    except UnsafeUrl as error:
+        raise Invalid("invalid", str(error), fields={"webhook_url": [str(error)]}) from error
 
 
 # --- Playing turns ------------------------------------------------------------------------

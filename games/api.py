@@ -99,6 +99,9 @@ class TablesView(APIView):
 
 
 class TableView(APIView):
+    def get_permissions(self) -> list[Any]:
+        return [CanPlay()] if self.request.method == "DELETE" else []
+
     @extend_schema(operation_id="tables_retrieve", responses={200: TableSerializer, 404: ERROR})
     def get(self, request: Request, table_id: int) -> Response:
         """One table.
@@ -106,6 +109,20 @@ class TableView(APIView):
         `{id, status, rules, rated, move_seconds, created_by, created_at, seats, game}`.
         """
         return Response(selectors.table_data(selectors.table(table_id)))
+
+    @extend_schema(
+        operation_id="tables_cancel",
+        request=None,
+        responses={204: None, 401: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def delete(self, request: Request, table_id: int) -> Response:
+        """Cancel an open table.
+
+        The table's creator removes it before its game starts (anyone seated simply loses the
+        seat) → 204; 403 `not_table_creator`; 409 `table_not_open` once the game has started.
+        """
+        services.cancel_table(caller(request), table_id=table_id)
+        return Response(status=204)
 
 
 class TableJoinView(APIView):
@@ -227,6 +244,26 @@ class GameActionsView(APIView):
             fingerprint=services.request_fingerprint(request.path, body) if key else "",
         )
         return Response(view, status=code)
+
+
+class GameResignView(APIView):
+    permission_classes = [CanPlay]
+
+    @extend_schema(
+        operation_id="games_resign",
+        request=None,
+        responses={200: GameViewSerializer, 401: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        """Resign from a game.
+
+        The caller's seat passes to `house:heuristic` for the rest of the game, which goes on
+        for the others; the caller ranks last in it whatever its score (a loss, rated as
+        such) → 200 the caller's view (no `legal_actions` from then on). 403 `not_seated`;
+        409 `game_finished`, or `seat_handed_over` if a house bot plays the seat already.
+        """
+        no_body(request.data)
+        return Response(services.resign(caller(request), game_id=game_id))
 
 
 class GameRecordView(APIView):

@@ -22,7 +22,7 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
-from accounts.services import house_bot
+from accounts.services import house_bot, owned_bot
 from core.batch import write_change
 from core.errors import Conflict, DomainError, Invalid, NotAllowed, NotFound
 from core.rows import load_one
@@ -202,12 +202,7 @@ def seat_bot(caller: Player, *, table_id: int, bot: str, seat: int | None) -> Ta
         if bot.startswith(HOUSE_BOT_PREFIX):
             player = house_bot(bot)
         else:
-            found = Player.objects.filter(username=bot, is_bot=True).first()
-            if found is None:
-                raise NotFound("not_found", f"No bot account '{bot}'.")
-            if found.owner_id != caller.pk:
-                raise NotAllowed("not_bot_owner", "You can seat only bots you own.")
-            player = found
+            player = owned_bot(caller, username=bot)
         _sit(table, player, seat, _seats(table))
     return table
 
@@ -475,12 +470,9 @@ def expire_turns(game_id: int) -> bool:
                 and gp.replaced_by_id is None
                 and not gp.player.is_house_bot
             ):
-                bot = house_bot(HANDOVER_BOT)
-                gp.replaced_by = bot
+                events.append(_hand_over(game, gp))
                 changed.append("replaced_by")
-                game.hand_over_seat(seat, bot)
                 handed_over = True
-                events.append(Event("seat_handover", {"seat": seat, "to": bot.username}))
             gp.save(update_fields=changed)
         change = changes.compose(
             game, engine, events, also_changed=["seats"] if handed_over else []
@@ -489,6 +481,48 @@ def expire_turns(game_id: int) -> bool:
         if written:
             changes.announce_on_commit(change)
     return written
+
+
+def _hand_over(game: Game, seat: GamePlayer) -> Event:
+    """Hand ``seat`` to :data:`HANDOVER_BOT` for the rest of the game (three timeouts, or a
+    resignation): the caller saves ``seat.replaced_by`` and writes the game's ``seats`` with
+    the event returned. From then on its player ranks last (``changes.ranks_with_absent_last``)."""
+    bot = house_bot(HANDOVER_BOT)
+    seat.replaced_by = bot
+    game.hand_over_seat(seat.seat, bot)
+    return Event("seat_handover", {"seat": seat.seat, "to": bot.username})
+
+
+def resign(player: Player, *, game_id: int) -> dict[str, Any]:
+    """The player gives up its seat (``POST /games/{id}/resign``) → its view of the game.
+
+    The seat is handed to :data:`HANDOVER_BOT` as after three timeouts, so the game goes on
+    for the others, and the player ranks last in it whatever its score. Under the game's
+    row lock: a move read before it fails its version check and is decided again.
+    """
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None:
+            raise NotFound("not_found", "No such game.")
+        own_seat = game.seat_of(player.pk)
+        if own_seat is None:
+            raise NotAllowed("not_seated", "You do not play in this game.")
+        if game.status == Game.Status.FINISHED:
+            raise Conflict("game_finished", "The game is over.")
+        bot = game.played_by(own_seat)
+        if bot:
+            raise Conflict(
+                "seat_handed_over", f"Your seat is played by {bot} already.", played_by=bot
+            )
+        seat = GamePlayer.objects.get(game=game, seat=own_seat)
+        engine = game.engine()
+        events = [Event("resign", {"seat": own_seat}), _hand_over(game, seat)]
+        seat.save(update_fields=["replaced_by"])
+        change = changes.compose(game, engine, events, also_changed=["seats"])
+        if not changes.write(change):  # under the row lock, no other change gets in
+            raise GameMoved()
+        changes.announce_on_commit(change)
+    return game_view(game, engine, own_seat)
 
 
 def _by_deadline(excluding: Collection[int]) -> QuerySet[Game]:
