@@ -20,7 +20,15 @@ from django.db import connection
 from django.db.models import F
 
 from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY
-from tests.support import ROOT, VENV_BIN, clean_env, start_process, stop_process_group, wait_until
+from tests.support import (
+    ROOT,
+    VENV_BIN,
+    celery_worker_command,
+    clean_env,
+    start_process,
+    stop_process_group,
+    wait_until,
+)
 
 # The browser fixtures (Playwright driving Debian's chromium) of the pages' tests.
 pytest_plugins = ["tests.browser"]
@@ -76,17 +84,7 @@ class WorkerInfo:
     def start(self) -> None:
         cache.delete(HEARTBEAT_KEY)
         process = self.process = start_process(
-            [
-                str(VENV_BIN / "celery"),
-                "-A",
-                "config",
-                "worker",
-                "--pool=solo",
-                "--loglevel=INFO",
-                "--without-gossip",
-                "--without-mingle",
-                f"--hostname={self.hostname}",
-            ],
+            celery_worker_command(self.hostname),
             self.env,
             self.log_path,
             cwd=ROOT,

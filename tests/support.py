@@ -51,6 +51,22 @@ def clean_env(**overrides: str) -> dict[str, str]:
     return env
 
 
+def celery_worker_command(hostname: str) -> list[str]:
+    """A Celery worker of the platform as the tests start it: one process (``solo``), named
+    ``hostname`` so its heartbeat can be told from another's."""
+    return [
+        str(VENV_BIN / "celery"),
+        "-A",
+        "config",
+        "worker",
+        "--pool=solo",
+        "--loglevel=INFO",
+        "--without-gossip",
+        "--without-mingle",
+        f"--hostname={hostname}",
+    ]
+
+
 def start_process(
     args: list[str], env: Mapping[str, str], log_path: Path, cwd: Path = ROOT
 ) -> subprocess.Popen[bytes]:

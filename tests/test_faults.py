@@ -39,7 +39,14 @@ from psycopg import sql
 from games.models import Game, GameEvent, GamePlayer
 from tests.conftest import WorkerInfo, suite_process_env
 from tests.game_helpers import choose_action
-from tests.support import VENV_BIN, free_port, start_process, stop_process_group, wait_until
+from tests.support import (
+    VENV_BIN,
+    celery_worker_command,
+    free_port,
+    start_process,
+    stop_process_group,
+    wait_until,
+)
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -149,19 +156,7 @@ class Site:
     def start_worker(self) -> None:
         log = self._log("worker")
         self.worker = start_process(
-            [
-                str(VENV_BIN / "celery"),
-                "-A",
-                "config",
-                "worker",
-                "--pool=solo",
-                "--loglevel=INFO",
-                "--without-gossip",
-                "--without-mingle",
-                f"--hostname=faults-{uuid.uuid4().hex[:6]}@localhost",
-            ],
-            self.env,
-            log,
+            celery_worker_command(f"faults-{uuid.uuid4().hex[:6]}@localhost"), self.env, log
         )
         wait_for_line(log, " ready.", self.worker, "the Celery worker")
 
