@@ -105,7 +105,7 @@ class ArenaView(APIView):
 
         The bots in it (with their rating in the pool and the arena game each plays), the
         arena games being played (public seats only), and the leaderboard of every bot that
-        was ever in it, by ordinal, best first (at most ARENA_LEADERBOARD_SIZE).
+        was ever in it, by ordinal, best first (the first 100).
         """
         pool = valid_pool(request.query_params.get("pool"))
         return Response(selectors.arena_data(pool))

@@ -13,7 +13,6 @@ the transactions of seating run one after the other anyway.
 
 from __future__ import annotations
 
-import logging
 import random
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -35,8 +34,6 @@ from ratings import skill
 from ratings.pools import POOL_PRESETS, table_size
 from ratings.selectors import seeding_ratings, valid_pool
 from realtime import delivery
-
-log = logging.getLogger(__name__)
 
 #: How a join asks for a seating of its pool on the worker, once committed: config/wiring.py
 #: adds ``arena.tasks.enqueue_seating`` (the tasks import this module, not the reverse).
