@@ -63,7 +63,9 @@ def arena_data(pool: str) -> dict[str, Any]:
         Game.objects.filter(
             pk__in=ArenaGame.objects.filter(arena=arena, settled=False).values("game_id"),
             status=Game.Status.PLAYING,
-        ).order_by("pk")
+        )
+        .only("pk", "started_at", "seats")
+        .order_by("pk")
     )
     seated = {s["player_id"]: game.pk for game in playing for s in game.seats}
     ratings = _ratings(pool, {e.player_id for e in entries})
