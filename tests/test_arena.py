@@ -91,6 +91,10 @@ def test_it_seats_five_bots_game_after_game_rated_in_the_pool(
             assert left["games"] >= 2
         # Out of the queue at once: a seating now seats none of them.
         assert services.seat_arena("classic") == []
+        wait_until(
+            lambda: all(bot.of_type("arena_left") for bot in bots),
+            what="every bot to read its arena_left line",
+        )
     finally:
         for bot in bots:
             bot.stop()
@@ -130,7 +134,7 @@ def test_it_seats_five_bots_game_after_game_rated_in_the_pool(
 def test_it_takes_out_a_bot_that_stops_answering(
     api_server: LiveServer, celery_worker: WorkerInfo
 ) -> None:
-    arena(move_seconds=1, wait_seconds=0.5)
+    arena(move_seconds=2, wait_seconds=0.5)
     owner, clients = bots_of(api_server.url, "sleepyowner", 3)
     sleeper = clients[0].username
     bots = start_bots(clients, silent=frozenset({sleeper}))
