@@ -5,11 +5,14 @@ taken out. Live server, real worker, beat and move timer."""
 from __future__ import annotations
 
 import random
+import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from django.db import connection
 
+from accounts.services import create_bot_player
 from arena import seating, services
 from arena.models import Arena, ArenaEntry, ArenaGame
 from games.models import Game, GamePlayer
@@ -19,6 +22,7 @@ from realtime.models import PlayerMessage
 from tests.api_client import Client, error_of, register
 from tests.arena_helpers import StreamBot
 from tests.conftest import LiveServer, WorkerInfo
+from tests.rating_helpers import new_players
 from tests.support import wait_until
 
 SHORT_GAMES = {"preset": "classic", "max_hands": 1}
@@ -248,3 +252,36 @@ def test_it_varies_the_tables_of_neighbours_with_the_jitter() -> None:
     assert len(seen) > 1
     for tables in seen:  # neighbours still: no table spans the whole range
         assert all(max(t) - min(t) <= 6 for t in tables)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_never_seats_a_bot_twice_when_seatings_run_at_once() -> None:
+    """Four seatings of one pool at once (the worker's tasks and beat's sweep may overlap):
+    the arena's row lock lets one seat the twelve bots, and the others find none free."""
+    (owner,) = new_players("racer", 1)
+    bots = [create_bot_player(owner, username=f"racebot{i}")[0] for i in range(12)]
+    Arena.objects.create(pool="classic", rules=SHORT_GAMES, move_seconds=600, wait_seconds=600)
+    for bot in bots:
+        ArenaEntry.objects.create(
+            arena=Arena.objects.get(), player=bot, joined_at=NOW, idle_since=NOW
+        )
+    start = threading.Barrier(4)
+    started: list[list[int]] = []
+
+    def seat() -> None:
+        try:
+            start.wait()
+            started.append(services.seat_arena("classic"))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=seat) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    games = sorted(game for run in started for game in run)
+    assert len(started) == 4 and len(games) == 4
+    seated = list(GamePlayer.objects.filter(game_id__in=games).values_list("player_id", flat=True))
+    assert sorted(seated) == sorted(b.pk for b in bots)
