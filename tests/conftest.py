@@ -58,6 +58,28 @@ def suite_process_env(django_db_blocker: Any) -> dict[str, str]:
     return env
 
 
+#: Test files that use no database, Redis, worker or server, only pure Python (the engine,
+#: the bots' strategies, the rating model, seating and standings): marked ``pure``. CI runs
+#: the suite in service mode and again on the embedded default; the second run skips these
+#: (``-m "not pure"``), as the same code ran once already.
+PURE_TEST_FILES = {
+    "test_bot_inference.py",
+    "test_bot_random.py",
+    "test_bot_strategies.py",
+    "test_bot_strong_inference.py",
+    "test_bot_strong_search.py",
+    "test_ratings_skill.py",
+    "test_tournament_seating.py",
+    "test_tournament_standings.py",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.parent.name == "engine" or item.path.name in PURE_TEST_FILES:
+            item.add_marker(pytest.mark.pure)
+
+
 class WorkerInfo:
     """A Celery worker of the suite: the suite's own (``name`` "worker", with the beat that
     runs the periodic tasks, and the move timer), or one a test starts beside or instead of it.
