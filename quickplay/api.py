@@ -88,8 +88,8 @@ class SeekView(APIView):
     def delete(self, request: Request, seek_id: int) -> Response:
         """Leave the quick-play queue.
 
-        The seeker, while the seek is open → 204; 403 `not_seek_owner`; 409 `seek_seated` once
-        seated (the game has started), `seek_canceled` if it left already.
+        The seeker, while the seek is open → 204 (another account's seek is 404); 409
+        `seek_seated` once seated (the game has started), `seek_canceled` if it left already.
         """
         services.cancel_seek(caller(request), seek_id=seek_id)
         return Response(status=204)

@@ -95,14 +95,13 @@ def create_seek(
 
 
 def cancel_seek(player: Player, *, seek_id: int) -> Seek:
-    """Leave the queue: the seek's player only, while it is open."""
+    """Leave the queue: the seek's player only (another's seek is 404, as it is to read),
+    while it is open."""
     with transaction.atomic():
         # The row lock orders this against a matcher holding the seek (services._match_group).
         seek = Seek.objects.select_for_update().filter(pk=seek_id).first()
-        if seek is None:
+        if seek is None or seek.player_id != player.pk:
             raise NotFound("not_found", "No such seek.")
-        if seek.player_id != player.pk:
-            raise NotAllowed("not_seek_owner", "Only the seeker leaves the queue.")
         if seek.status == Seek.Status.SEATED:
             raise Conflict("seek_seated", "This seek is seated already: its game has started.")
         if seek.status == Seek.Status.CANCELED:
