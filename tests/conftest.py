@@ -266,11 +266,14 @@ def _games_at_rest_before_the_flush(
     if marker is None or not (marker.kwargs.get("transaction") or marker.args[:1] == (True,)):
         return
     from games.models import Game
+    from quickplay.models import Seek
     from tournaments.models import Tournament
 
-    # A running tournament's beat sweep would score rounds of the games ended here.
+    # A running tournament's beat sweep would score rounds of the games ended here, and
+    # beat's quick-play matching would seat the open seeks.
     running = Tournament.objects.filter(status=Tournament.Status.RUNNING)
     stopped = running.update(status=Tournament.Status.FINISHED)
+    stopped += Seek.objects.filter(status=Seek.Status.OPEN).update(status=Seek.Status.CANCELED)
     if (
         Game.objects.filter(status=Game.Status.PLAYING).update(
             status=Game.Status.FINISHED, version=F("version") + 1
