@@ -17,5 +17,6 @@ urlpatterns = [
     path("", include("bots.urls")),
     path("", include("tournaments.urls")),
     path("", include("ratings.urls")),
+    path("", include("quickplay.urls")),
     path("", include("arena.urls")),
 ]

@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "bots",
     "ratings",
     "tournaments",
+    "quickplay",
     "arena",
     "health",
     "web",  # the web pages: on top of every other app, and imported by none
@@ -320,6 +321,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "tournaments.sweep",
         "schedule": 30.0,
         "options": {"expires": 30.0},
+    },
+    # Quick play: seats the seeks whose house-bot fill came due, and any whose task was lost.
+    "quickplay-match": {
+        "task": "quickplay.match",
+        "schedule": 1.0,
+        "options": {"expires": 1.0},
     },
     # Seats the bots of every arena (lost tasks, bots that have waited long enough).
     "arena-sweep": {
