@@ -16,6 +16,9 @@ T = TypeVar("T")
 
 def connect() -> None:
     from accounts import signals as account_signals
+    from arena import receivers as arena_receivers
+    from arena import services as arena_services
+    from arena import tasks as arena_tasks
     from bots import receivers as bot_receivers
     from bots.strategies import strong
     from games import selectors as game_selectors
@@ -33,6 +36,10 @@ def connect() -> None:
     signals.game_finished.connect(
         tournament_receivers.on_game_finished, dispatch_uid="tournaments.on_game_finished"
     )
+    # An arena game ended: seat its pool's bots again.
+    signals.game_finished.connect(
+        arena_receivers.on_game_finished, dispatch_uid="arena.on_game_finished"
+    )
     # A seat must act: a house bot plays it, a webhook bot is called.
     signals.turn_started.connect(bot_receivers.enqueue_bot_turn, dispatch_uid="bots.turns")
 
@@ -43,6 +50,8 @@ def connect() -> None:
 
     # A stream starts with a your_turn line for every game waiting on its player.
     _add(stream.ON_CONNECT, game_selectors.pending_turns_lines)
+    # A bot joined an arena: the worker seats it.
+    _add(arena_services.SEATING_REQUESTS, arena_tasks.enqueue_seating)
     # Profiles and match histories show ratings.
     _add(game_selectors.PROFILE_EXTRAS, rating_selectors.profile_ratings)
     _add(game_selectors.HISTORY_EXTRAS, rating_selectors.history_rating_changes)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import F
 
 from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY
@@ -265,9 +265,18 @@ def _games_at_rest_before_the_flush(
     marker = request.node.get_closest_marker("django_db")
     if marker is None or not (marker.kwargs.get("transaction") or marker.args[:1] == (True,)):
         return
+    from arena.models import Arena, ArenaEntry, ArenaGame
     from games.models import Game
     from quickplay.models import Seek
     from tournaments.models import Tournament
+
+    # The arena's seating (on the worker, and beat's sweep) would seat its bots again and
+    # settle its games: its bots leave and its games count as settled first, under the
+    # arenas' row locks, so a seating under way commits before.
+    with transaction.atomic():
+        list(Arena.objects.select_for_update())
+        left = ArenaEntry.objects.filter(active=True).update(active=False)
+        ArenaGame.objects.filter(settled=False).update(settled=True)
 
     # A running tournament's beat sweep would score rounds of the games ended here, and
     # beat's quick-play matching would seat the open seeks.
@@ -279,5 +288,6 @@ def _games_at_rest_before_the_flush(
             status=Game.Status.FINISHED, version=F("version") + 1
         )
         or stopped
+        or left
     ):
         time.sleep(0.3)

@@ -290,6 +290,14 @@ def seek_as(world: World, caller: str) -> Call:
     return Call("/seeks", seek_body())
 
 
+def in_the_arena(world: World, caller: str) -> Call:
+    """The world's bot in the arena (if the caller is the bot), to leave it."""
+    if caller == "bot":
+        bot = Client(world.url, token=world.headers["bot"]["Authorization"].split()[1])
+        bot.ok("POST", "/arena/join", json={})
+    return Call("/arena/leave", {})
+
+
 @dataclass(frozen=True)
 class Row:
     prepare: Prepare
@@ -378,6 +386,15 @@ ROWS: dict[tuple[str, str], Row] = {
     ("GET", "/api/v1/players/{username}/ratings"): Row(fixed("/players/{bot}/ratings"), PUBLIC),
     ("GET", "/api/v1/ratings"): Row(fixed("/ratings"), PUBLIC),
     ("GET", "/api/v1/ratings/predict"): Row(fixed("/ratings/predict?players={people}"), PUBLIC),
+    # The arena: bot accounts only (the bot leaves again in the next row)
+    ("GET", "/api/v1/arena"): Row(fixed("/arena?pool=classic"), PUBLIC),
+    ("POST", "/api/v1/arena/join"): Row(
+        fixed("/arena/join", {"pool": "classic"}),
+        "- x 403/bots_only 403/bots_only S 200 403/bots_only -",
+    ),
+    ("POST", "/api/v1/arena/leave"): Row(
+        in_the_arena, "- x 403/bots_only 403/bots_only S 200 403/bots_only -"
+    ),
     # Tournaments
     ("GET", "/api/v1/tournaments"): Row(fixed("/tournaments"), PUBLIC),
     ("POST", "/api/v1/tournaments"): Row(

@@ -3,7 +3,7 @@ drive the pages through them."""
 
 from django.urls import path
 
-from web.views import accounts, games, home, lobby, quickplay, replay, tournaments
+from web.views import accounts, arena, games, home, lobby, quickplay, replay, tournaments
 from web.views.bots import my_bots
 from web.views.players import leaderboard, profile
 
@@ -33,6 +33,7 @@ urlpatterns = [
     path("leaderboard", leaderboard, name="leaderboard"),
     path("players/<str:username>", profile, name="player"),
     path("bots", my_bots, name="bots"),
+    path("arena", arena.arena_page, name="web-arena"),
     #
     # Tournaments
     path("tournaments", tournaments.tournament_list, name="web-tournaments"),

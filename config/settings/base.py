@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "ratings",
     "tournaments",
     "quickplay",
+    "arena",
     "health",
     "web",  # the web pages: on top of every other app, and imported by none
     "config.apps.WiringConfig",  # connects the apps to each other (config/wiring.py)
@@ -272,6 +273,25 @@ BOT_WEBHOOK_CONNECT_TIMEOUT = env.float("BOT_WEBHOOK_CONNECT_TIMEOUT", default=2
 BOT_WEBHOOK_READ_TIMEOUT = env.float("BOT_WEBHOOK_READ_TIMEOUT", default=5.0)
 BOT_WEBHOOK_MAX_REPLY_BYTES = env.int("BOT_WEBHOOK_MAX_REPLY_BYTES", default=64 * 1024)
 
+# The bot arena (arena/, docs/api.md "The arena"). A pool's arena is made on its first join
+# with these; its row (the admin) may change them afterwards.
+ARENA_MOVE_SECONDS = env.int("ARENA_MOVE_SECONDS", default=10)
+# How long an idle bot waits for other bots before house bots fill its table (or before it
+# plays again with the very bots of its last game).
+ARENA_WAIT_SECONDS = env.float("ARENA_WAIT_SECONDS", default=20.0)
+# The arena's games end after this many hands at most (unset: the preset's own end).
+ARENA_MAX_HANDS = env.int("ARENA_MAX_HANDS", default=None)
+# The random shift of each bot's rating (ordinal) when the arena sorts them into tables.
+ARENA_PAIRING_JITTER = env.float("ARENA_PAIRING_JITTER", default=1.0)
+# A bot that timed out in this many arena games in a row is taken out (as is one whose seat
+# was handed to a house bot after three timeouts in one game).
+ARENA_TIMEOUT_GAMES = env.int("ARENA_TIMEOUT_GAMES", default=3)
+ARENA_FILLER_BOTS = ("house:heuristic", "house:random")
+# The house bot named as the creator of the arena's tables.
+ARENA_HOST_BOT = "house:heuristic"
+ARENA_LEADERBOARD_SIZE = 100
+ARENA_SWEEP_SECONDS = env.float("ARENA_SWEEP_SECONDS", default=2.0)
+
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {
         "task": "health.record_heartbeat",
@@ -307,6 +327,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "quickplay.match",
         "schedule": 1.0,
         "options": {"expires": 1.0},
+    },
+    # Seats the bots of every arena (lost tasks, bots that have waited long enough).
+    "arena-sweep": {
+        "task": "arena.sweep",
+        "schedule": ARENA_SWEEP_SECONDS,
+        "options": {"expires": ARENA_SWEEP_SECONDS},
     },
     # Ratings of games whose rating task was lost (the broker was down when they ended).
     "ratings-missed-games": {
