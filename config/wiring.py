@@ -18,6 +18,7 @@ def connect() -> None:
     from accounts import signals as account_signals
     from bots import receivers as bot_receivers
     from bots.strategies import strong
+    from challenges import selectors as challenge_selectors
     from games import selectors as game_selectors
     from games import signals
     from ratings import receivers as rating_receivers
@@ -43,6 +44,8 @@ def connect() -> None:
 
     # A stream starts with a your_turn line for every game waiting on its player.
     _add(stream.ON_CONNECT, game_selectors.pending_turns_lines)
+    # ... and a challenge line for every challenge waiting on its player's answer.
+    _add(stream.ON_CONNECT, challenge_selectors.pending_challenge_lines)
     # Profiles and match histories show ratings.
     _add(game_selectors.PROFILE_EXTRAS, rating_selectors.profile_ratings)
     _add(game_selectors.HISTORY_EXTRAS, rating_selectors.history_rating_changes)

@@ -26,16 +26,16 @@ ENGINE = GAMES / "engine"
 #: The project's own top-level packages (games, ratings, tournaments, bots, config, tests...).
 PROJECT_PACKAGES = frozenset(p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file())
 #: What games must not import: the apps built on it.
-ABOVE_GAMES = frozenset({"ratings", "tournaments", "bots"})
+ABOVE_GAMES = frozenset({"ratings", "tournaments", "bots", "challenges"})
 #: The layers, lowest first: a package may import its own layer's modules and lower ones.
-#: The apps of one layer (bots, ratings, tournaments) do not import each other.
+#: The apps of one layer (bots, ratings, tournaments, challenges) do not import each other.
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"core"}),
     frozenset({"api"}),
     frozenset({"accounts"}),
     frozenset({"realtime"}),
     frozenset({"games"}),
-    frozenset({"bots", "ratings", "tournaments"}),
+    frozenset({"bots", "ratings", "tournaments", "challenges"}),
     frozenset({"web"}),  # the pages: on top of every app
 )
 #: Packages above every layer: wiring (config) and what checks or measures the rest.

@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "bots",
     "ratings",
     "tournaments",
+    "challenges",
     "health",
     "web",  # the web pages: on top of every other app, and imported by none
     "config.apps.WiringConfig",  # connects the apps to each other (config/wiring.py)
@@ -271,6 +272,10 @@ BOT_WEBHOOK_CONNECT_TIMEOUT = env.float("BOT_WEBHOOK_CONNECT_TIMEOUT", default=2
 BOT_WEBHOOK_READ_TIMEOUT = env.float("BOT_WEBHOOK_READ_TIMEOUT", default=5.0)
 BOT_WEBHOOK_MAX_REPLY_BYTES = env.int("BOT_WEBHOOK_MAX_REPLY_BYTES", default=64 * 1024)
 
+# How often beat marks expired the challenges past their time (a challenge read, accepted or
+# declined after its time is expired at once, whatever the sweep).
+CHALLENGE_EXPIRY_SWEEP_SECONDS = env.float("CHALLENGE_EXPIRY_SWEEP_SECONDS", default=5.0)
+
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {
         "task": "health.record_heartbeat",
@@ -300,6 +305,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "tournaments.sweep",
         "schedule": 30.0,
         "options": {"expires": 30.0},
+    },
+    # Pending challenges past their expires_at (challenges/services.py).
+    "challenges-expire": {
+        "task": "challenges.expire_due",
+        "schedule": CHALLENGE_EXPIRY_SWEEP_SECONDS,
+        "options": {"expires": CHALLENGE_EXPIRY_SWEEP_SECONDS},
     },
     # Ratings of games whose rating task was lost (the broker was down when they ended).
     "ratings-missed-games": {
