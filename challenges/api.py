@@ -37,7 +37,7 @@ class ChallengesView(APIView):
     def get(self, request: Request) -> Response:
         """The caller's pending challenges.
 
-        Those the caller sent and those waiting on it or on others, newest first, paginated.
+        Those the caller sent and those it is invited to, newest first, paginated.
         """
         rows = selectors.pending_challenges(caller(request))
         return paginate(self, request, rows, shown=selectors.challenges_data)
