@@ -17,7 +17,11 @@ from api.requests import no_body, valid
 from api.schema import ERROR
 from challenges import selectors, services
 from challenges.models import Challenge
-from challenges.serializers import ChallengeCreateSerializer, ChallengeSerializer
+from challenges.serializers import (
+    ChallengeOrRematchSerializer,
+    ChallengeSerializer,
+    create_serializer,
+)
 
 CanPlay = require_scope(ApiToken.Scope.PLAY)
 
@@ -44,7 +48,7 @@ class ChallengesView(APIView):
 
     @extend_schema(
         operation_id="challenges_create",
-        request=ChallengeCreateSerializer,
+        request=ChallengeOrRematchSerializer,
         responses={
             201: ChallengeSerializer,
             400: ERROR,
@@ -63,7 +67,7 @@ class ChallengesView(APIView):
         asked again → 201 the challenge, `pending` (the invited get a `challenge` line), or
         `accepted` with its `game` when nobody must answer.
         """
-        data = valid(ChallengeCreateSerializer, request.data)
+        data = valid(create_serializer(request.data), request.data)
         player = caller(request)
         if "rematch_of" in data:
             challenge = services.create_rematch(

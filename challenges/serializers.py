@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
 from api.strict import INT64_MAX, StrictSerializer
@@ -11,12 +13,20 @@ from challenges.services import MAX_EXPIRES_IN
 from games.serializers import MAX_SEAT, RulesField
 
 
+def _expires_in() -> serializers.IntegerField:
+    return serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_EXPIRES_IN,
+        required=False,
+        help_text="seconds the challenge waits for its answers (default 300)",
+    )
+
+
 class ChallengeCreateSerializer(StrictSerializer):
     to = serializers.ListField(
         child=serializers.CharField(max_length=150),
         min_length=1,
         max_length=MAX_SEAT,
-        required=False,
         help_text="the others' usernames (people, bot accounts, or house:random, "
         "house:heuristic, house:strong for a seat nobody answers for), in seat order "
         "after the challenger",
@@ -26,29 +36,33 @@ class ChallengeCreateSerializer(StrictSerializer):
     move_seconds = serializers.IntegerField(
         min_value=1, max_value=86400, required=False, help_text="default 60"
     )
-    expires_in = serializers.IntegerField(
-        min_value=1,
-        max_value=MAX_EXPIRES_IN,
-        required=False,
-        help_text="seconds the challenge waits for its answers (default 300)",
-    )
+    expires_in = _expires_in()
+
+
+class RematchCreateSerializer(StrictSerializer):
     rematch_of = serializers.IntegerField(
         min_value=1,
         max_value=INT64_MAX,
-        required=False,
-        help_text="a finished game of the caller's: challenge its seats again, instead of 'to'",
+        help_text="a finished game of the caller's: its seats are challenged again, with its "
+        "rules, rating and move time",
     )
+    expires_in = _expires_in()
 
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if "rematch_of" in attrs:
-            copied = sorted({"to", "rules", "rated", "move_seconds"} & set(attrs))
-            if copied:
-                raise serializers.ValidationError(
-                    {name: ["A rematch copies this from the game."] for name in copied}
-                )
-        elif "to" not in attrs:
-            raise serializers.ValidationError({"to": ["Name who you challenge (or rematch_of)."]})
-        return attrs
+
+#: The documented body of ``POST /challenges``: a challenge, or a rematch (told by its fields).
+ChallengeOrRematchSerializer = PolymorphicProxySerializer(
+    component_name="ChallengeCreateOrRematch",
+    serializers=[ChallengeCreateSerializer, RematchCreateSerializer],
+    resource_type_field_name=None,
+)
+
+
+def create_serializer(body: Any) -> type[StrictSerializer]:
+    """Which input ``body`` is: a rematch if it names ``rematch_of``, else a challenge (each
+    refuses the other's fields)."""
+    if isinstance(body, Mapping) and "rematch_of" in body:
+        return RematchCreateSerializer
+    return ChallengeCreateSerializer
 
 
 class ChallengeSeatSerializer(serializers.Serializer[Any]):

@@ -81,7 +81,12 @@ def create_challenge(
 
 def _invitee(challenger: Player, username: str) -> Player:
     if username.startswith(HOUSE_BOT_PREFIX):
-        return house_bot(username)
+        try:
+            return house_bot(username)
+        except Invalid as error:
+            raise Invalid(
+                error.code, error.message, **error.details, fields={"to": [error.message]}
+            ) from error
     if username == challenger.username:
         raise Invalid(
             "cannot_challenge_yourself",
