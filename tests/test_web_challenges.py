@@ -142,3 +142,16 @@ def test_it_challenges_and_accepts_from_the_pages_in_a_browser(
         assert not ann.errors and not bob.errors  # type: ignore[attr-defined]
     finally:
         bobs_context.close()
+
+
+@pytest.mark.django_db
+def test_it_shows_challenges_read_only_in_the_admin(admin_client: Client) -> None:
+    ann, _ = person("adann"), person("adbob")
+    made = services.create_challenge(ann, to=["adbob", "house:random"])
+
+    listed = admin_client.get("/admin/challenges/challenge/")
+    shown = admin_client.get(f"/admin/challenges/challenge/{made.pk}/change/")
+
+    assert listed.status_code == shown.status_code == 200
+    assert "adbob" in shown.content.decode()
+    assert admin_client.get("/admin/challenges/challenge/add/").status_code == 403
