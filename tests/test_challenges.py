@@ -18,6 +18,7 @@ from django.utils import timezone
 from accounts.models import Player
 from challenges.models import Challenge
 from games.models import Table
+from ratings.services import rate_game
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer, WorkerInfo
 from tests.game_helpers import choose_action
@@ -138,6 +139,11 @@ def test_it_lets_two_bots_challenge_accept_play_and_ask_a_rematch(
         assert stream.find("game_finish", game=game_id)
     history = left.ok("GET", "/players/rightbot/games")["results"]
     assert [entry["game"] for entry in history] == [game_id]
+    # Rated (by the worker's task itself: the suite's servers queue no ratings).
+    assert rate_game(game_id)
+    for bot in ("leftbot", "rightbot"):
+        points = left.ok("GET", f"/players/{bot}/ratings?pool=classic")["results"]
+        assert [p["game"] for p in points] == [game_id]
     assert Table.objects.get(game__id=game_id).created_by.username == "leftbot"
 
     rematch = right.ok("POST", "/challenges", 201, json={"rematch_of": game_id})
