@@ -18,4 +18,5 @@ urlpatterns = [
     path("", include("tournaments.urls")),
     path("", include("ratings.urls")),
     path("", include("challenges.urls")),
+    path("", include("quickplay.urls")),
 ]

@@ -178,6 +178,30 @@ class TableForm(forms.Form):
         return data
 
 
+class QuickPlayForm(forms.Form):
+    """A seek (quick play): the rules preset, rated, move time, and the wait for house bots."""
+
+    prefix = "quick"
+    preset = forms.ChoiceField(choices=[], initial="classic", label="Rules")
+    move_seconds = forms.IntegerField(
+        min_value=1, max_value=86400, initial=60, label="Move time (seconds)"
+    )
+    rated = forms.BooleanField(required=False, initial=True)
+    house_bots_after = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=3600,
+        initial=30,
+        label="House bots after (seconds)",
+        help_text="Seats still empty after this long are filled with house bots; "
+        "leave empty to wait for people.",
+    )
+
+    def __init__(self, *args: Any, presets: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["preset"].choices = [(p, p) for p in presets]
+
+
 class ChallengeForm(forms.Form):
     """A challenge to named players: who (a house bot may fill a seat), the rules preset (and
     a hand limit), rated, move time, how long it waits for answers."""

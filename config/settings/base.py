@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "ratings",
     "tournaments",
     "challenges",
+    "quickplay",
     "health",
     "web",  # the web pages: on top of every other app, and imported by none
     "config.apps.WiringConfig",  # connects the apps to each other (config/wiring.py)
@@ -311,6 +312,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "challenges.expire_due",
         "schedule": CHALLENGE_EXPIRY_SWEEP_SECONDS,
         "options": {"expires": CHALLENGE_EXPIRY_SWEEP_SECONDS},
+    },
+    # Quick play: seats the seeks whose house-bot fill came due, and any whose task was lost.
+    "quickplay-match": {
+        "task": "quickplay.match",
+        "schedule": 1.0,
+        "options": {"expires": 1.0},
     },
     # Ratings of games whose rating task was lost (the broker was down when they ended).
     "ratings-missed-games": {
