@@ -24,10 +24,17 @@ def _body_fields(schema: dict[str, Any], operation: dict[str, Any]) -> str:
     if body is None:
         return ""
     body = _resolved(schema, body)
-    if "oneOf" in body:  # one shape per kind (actions): the kinds, told by the discriminator
+    if "oneOf" in body and "discriminator" in body:
+        # One shape per kind (actions): the kinds, told by the discriminator.
         discriminator = body["discriminator"]
         kinds = "/".join(discriminator["mapping"])
         return f" `{{{discriminator['propertyName']}: {kinds}, ...}}`"
+    if "oneOf" in body:  # one of a few shapes, told by their fields (a challenge, a rematch)
+        return " or".join(_fields(_resolved(schema, shape)) for shape in body["oneOf"])
+    return _fields(body)
+
+
+def _fields(body: dict[str, Any]) -> str:
     required = set(body.get("required", []))
     names = [name + ("" if name in required else "?") for name in body.get("properties", {})]
     return f" `{{{', '.join(names)}}}`" if names else ""

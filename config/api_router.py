@@ -17,6 +17,7 @@ urlpatterns = [
     path("", include("bots.urls")),
     path("", include("tournaments.urls")),
     path("", include("ratings.urls")),
+    path("", include("challenges.urls")),
     path("", include("quickplay.urls")),
     path("", include("arena.urls")),
 ]

@@ -21,6 +21,7 @@ def connect() -> None:
     from arena import tasks as arena_tasks
     from bots import receivers as bot_receivers
     from bots.strategies import strong
+    from challenges import selectors as challenge_selectors
     from games import selectors as game_selectors
     from games import signals
     from ratings import receivers as rating_receivers
@@ -50,6 +51,8 @@ def connect() -> None:
 
     # A stream starts with a your_turn line for every game waiting on its player.
     _add(stream.ON_CONNECT, game_selectors.pending_turns_lines)
+    # ... and a challenge line for every challenge waiting on its player's answer.
+    _add(stream.ON_CONNECT, challenge_selectors.pending_challenge_lines)
     # A bot joined an arena: the worker seats it.
     _add(arena_services.SEATING_REQUESTS, arena_tasks.enqueue_seating)
     # Profiles and match histories show ratings.

@@ -266,6 +266,7 @@ def _games_at_rest_before_the_flush(
     if marker is None or not (marker.kwargs.get("transaction") or marker.args[:1] == (True,)):
         return
     from arena.models import Arena, ArenaEntry, ArenaGame
+    from challenges.models import Challenge
     from games.models import Game
     from quickplay.models import Seek
     from tournaments.models import Tournament
@@ -278,11 +279,14 @@ def _games_at_rest_before_the_flush(
         left = ArenaEntry.objects.filter(active=True).update(active=False)
         ArenaGame.objects.filter(settled=False).update(settled=True)
 
-    # A running tournament's beat sweep would score rounds of the games ended here, and
-    # beat's quick-play matching would seat the open seeks.
+    # A running tournament's beat sweep would score rounds of the games ended here,
+    # beat's quick-play matching would seat the open seeks, and its challenges sweep expire
+    # the pending challenges.
     running = Tournament.objects.filter(status=Tournament.Status.RUNNING)
     stopped = running.update(status=Tournament.Status.FINISHED)
     stopped += Seek.objects.filter(status=Seek.Status.OPEN).update(status=Seek.Status.CANCELED)
+    pending = Challenge.objects.filter(status=Challenge.Status.PENDING)
+    stopped += pending.update(status=Challenge.Status.CANCELED)
     if (
         Game.objects.filter(status=Game.Status.PLAYING).update(
             status=Game.Status.FINISHED, version=F("version") + 1

@@ -27,16 +27,16 @@ ENGINE = GAMES / "engine"
 #: The project's own top-level packages (games, ratings, tournaments, bots, config, tests...).
 PROJECT_PACKAGES = frozenset(p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file())
 #: What games must not import: the apps built on it.
-ABOVE_GAMES = frozenset({"ratings", "tournaments", "bots", "quickplay", "arena"})
+ABOVE_GAMES = frozenset({"ratings", "tournaments", "bots", "quickplay", "arena", "challenges"})
 #: The layers, lowest first: a package may import its own layer's modules and lower ones.
-#: The apps of one layer (bots, ratings, tournaments) do not import each other.
+#: The apps of one layer (bots, ratings, tournaments, challenges) do not import each other.
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"core"}),
     frozenset({"api"}),
     frozenset({"accounts"}),
     frozenset({"realtime"}),
     frozenset({"games"}),
-    frozenset({"bots", "ratings", "tournaments"}),
+    frozenset({"bots", "ratings", "tournaments", "challenges"}),
     # Quick play matches seekers by their ratings; the arena seats bots by theirs.
     frozenset({"quickplay", "arena"}),
     frozenset({"web"}),  # the pages: on top of every app

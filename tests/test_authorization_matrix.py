@@ -267,6 +267,19 @@ def new_bot_of_ann(suffix: str, body: Any = None) -> Prepare:
     return prepare
 
 
+def challenge_from(challenger: str, suffix: str) -> Prepare:
+    """A new pending challenge (with a house bot): Ann's to Carl, or another's to Ann. (The
+    rows share the challenges out: a player has at most 20 pending at once.)"""
+
+    def prepare(world: World, caller: str) -> Call:
+        invited = "carl" if challenger == "ann" else "ann"
+        body = {"to": [world.people[invited].username, "house:random"], "move_seconds": 600}
+        made = world.people[challenger].ok("POST", "/challenges", 201, json=body)
+        return Call(f"/challenges/{made['id']}{suffix}")
+
+    return prepare
+
+
 def seek_body() -> dict[str, Any]:
     """A seek no other can match: a move time of its own."""
     return {"rules": "classic", "move_seconds": 20000 + int(fresh(""))}
@@ -310,6 +323,7 @@ class Row:
 
 
 G = "/api/v1/games/{game_id}"
+C = "/api/v1/challenges/{challenge_id}"
 T = "/api/v1/tournaments/{tournament_id}"
 TABLES = "/api/v1/tables/{table_id}"
 PUBLIC = "200 x 200 200 200 200 200 -"
@@ -453,6 +467,26 @@ ROWS: dict[tuple[str, str], Row] = {
     ("POST", T + "/rounds/{number}/tables/{table}/adjudicate"): Row(
         fixed("/tournaments/{tournament}/rounds/1/tables/1/adjudicate"),
         "- x 409/round_not_overdue S 409/round_not_overdue S 403/not_organiser -",
+    ),
+    # Challenges
+    ("GET", "/api/v1/challenges"): Row(fixed("/challenges"), ANY_TOKEN),
+    ("POST", "/api/v1/challenges"): Row(
+        lambda world, caller: Call(
+            "/challenges",
+            {"to": [world.people["carl"].username, "house:random"], "move_seconds": 600},
+        ),
+        "- x 201 201 S 201 201 -",
+    ),
+    ("GET", C): Row(challenge_from("dave", ""), "- x 200 200 200 404/not_found 404/not_found -"),
+    ("POST", C + "/accept"): Row(
+        challenge_from("carl", "/accept"), "- x 200 200 S 403/not_invited 403/not_invited -"
+    ),
+    ("POST", C + "/decline"): Row(
+        challenge_from("dave", "/decline"), "- x 200 200 S 403/not_invited 403/not_invited -"
+    ),
+    ("POST", C + "/cancel"): Row(
+        challenge_from("ann", "/cancel"),
+        "- x 200 200 S 403/not_challenger 403/not_challenger -",
     ),
 }
 #: Not an API operation: health answers the same whoever asks (it reads no token).

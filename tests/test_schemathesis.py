@@ -63,6 +63,11 @@ RULES_THE_SCHEMA_CANNOT_STATE = {
         " when the bot is made)",
     ),
     "POST /api/v1/tables": ("seat", "the seats of a table depend on its rules (3, or 4)"),
+    "POST /api/v1/challenges": (
+        "to",
+        "how many names `to` holds depends on the rules (2, or 3 for four-handed); a name"
+        " must not be the caller's, nor twice, nor an unknown house bot",
+    ),
 }
 
 

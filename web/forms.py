@@ -200,3 +200,41 @@ class QuickPlayForm(forms.Form):
     def __init__(self, *args: Any, presets: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["preset"].choices = [(p, p) for p in presets]
+
+
+class ChallengeForm(forms.Form):
+    """A challenge to named players: who (a house bot may fill a seat), the rules preset (and
+    a hand limit), rated, move time, how long it waits for answers."""
+
+    opponent_1 = forms.CharField(max_length=150, label="Seat 1")
+    opponent_2 = forms.CharField(max_length=150, label="Seat 2")
+    opponent_3 = forms.CharField(
+        max_length=150, required=False, label="Seat 3", help_text="Four-handed only."
+    )
+    preset = forms.ChoiceField(choices=[], initial="classic", label="Rules")
+    max_hands = forms.IntegerField(
+        required=False, min_value=1, max_value=200, help_text="End after this many hands."
+    )
+    rated = forms.BooleanField(required=False, initial=True)
+    move_seconds = forms.IntegerField(
+        min_value=1, max_value=86400, initial=60, label="Move time (seconds)"
+    )
+    expires_in = forms.IntegerField(
+        min_value=1, max_value=86400, initial=300, label="Wait for answers (seconds)"
+    )
+
+    def __init__(self, *args: Any, presets: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["preset"].choices = [(p, p) for p in presets]
+        for name in ("opponent_1", "opponent_2", "opponent_3"):
+            self.fields[name].widget.attrs["placeholder"] = "username or house:strong"
+
+    def to(self) -> list[str]:
+        names = [self.cleaned_data[f"opponent_{n}"].strip() for n in (1, 2, 3)]
+        return [name for name in names if name]
+
+    def rules(self) -> dict[str, Any]:
+        rules: dict[str, Any] = {"preset": self.cleaned_data["preset"]}
+        if self.cleaned_data.get("max_hands") is not None:
+            rules["max_hands"] = self.cleaned_data["max_hands"]
+        return rules

@@ -3,7 +3,17 @@ drive the pages through them."""
 
 from django.urls import path
 
-from web.views import accounts, arena, games, home, lobby, quickplay, replay, tournaments
+from web.views import (
+    accounts,
+    arena,
+    challenges,
+    games,
+    home,
+    lobby,
+    quickplay,
+    replay,
+    tournaments,
+)
 from web.views.bots import my_bots
 from web.views.players import leaderboard, profile
 
@@ -28,6 +38,13 @@ urlpatterns = [
     # Replay
     path("games/<int:game_id>/replay", replay.replay, name="game-replay"),
     #
+    #
+    # Challenges
+    path("challenges", challenges.challenges, name="web-challenges"),
+    path("challenges/<int:challenge_id>/accept", challenges.accept, name="web-challenge-accept"),
+    path("challenges/<int:challenge_id>/decline", challenges.decline, name="web-challenge-decline"),
+    path("challenges/<int:challenge_id>/cancel", challenges.cancel, name="web-challenge-cancel"),
+    path("challenges/rematch/<int:game_id>", challenges.rematch, name="web-challenge-rematch"),
     #
     # Leaderboard, profiles and bots
     path("leaderboard", leaderboard, name="leaderboard"),

@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "bots",
     "ratings",
     "tournaments",
+    "challenges",
     "quickplay",
     "arena",
     "health",
@@ -291,6 +292,9 @@ ARENA_FILLER_BOTS = ("house:heuristic", "house:random")
 ARENA_HOST_BOT = "house:heuristic"
 ARENA_LEADERBOARD_SIZE = 100
 ARENA_SWEEP_SECONDS = env.float("ARENA_SWEEP_SECONDS", default=2.0)
+# How often beat marks expired the challenges past their time (a challenge read, accepted or
+# declined after its time is expired at once, whatever the sweep).
+CHALLENGE_EXPIRY_SWEEP_SECONDS = env.float("CHALLENGE_EXPIRY_SWEEP_SECONDS", default=5.0)
 
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {
@@ -321,6 +325,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "tournaments.sweep",
         "schedule": 30.0,
         "options": {"expires": 30.0},
+    },
+    # Pending challenges past their expires_at (challenges/services.py).
+    "challenges-expire": {
+        "task": "challenges.expire_due",
+        "schedule": CHALLENGE_EXPIRY_SWEEP_SECONDS,
+        "options": {"expires": CHALLENGE_EXPIRY_SWEEP_SECONDS},
     },
     # Quick play: seats the seeks whose house-bot fill came due, and any whose task was lost.
     "quickplay-match": {

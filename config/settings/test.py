@@ -13,7 +13,7 @@ from pathlib import Path
 os.environ.setdefault("DATA_DIR", str(Path(__file__).resolve().parents[2] / "var" / "test"))
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import CACHES, DATA_DIR, DATABASES, INSTALLED_APPS
+from config.settings.base import CACHES, CELERY_BEAT_SCHEDULE, DATA_DIR, DATABASES, INSTALLED_APPS
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
@@ -34,3 +34,8 @@ HOUSE_BOT_BUDGET_SECONDS = float(os.environ.get("HOUSE_BOT_BUDGET_SECONDS", "0.0
 # tests finish while their teardown empties the tables (a deadlock with the flush). The tests
 # of that path turn it on (tests/test_ratings_worker.py); the others call the service.
 RATINGS_RATE_FINISHED_GAMES = False
+
+# Beat marks expired challenges every second: a test of the expiry waits that long at most.
+CHALLENGE_EXPIRY_SWEEP_SECONDS = 1.0
+CELERY_BEAT_SCHEDULE["challenges-expire"]["schedule"] = CHALLENGE_EXPIRY_SWEEP_SECONDS
+CELERY_BEAT_SCHEDULE["challenges-expire"]["options"]["expires"] = CHALLENGE_EXPIRY_SWEEP_SECONDS
