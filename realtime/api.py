@@ -38,7 +38,8 @@ class StreamDoc(APIView):
         """The caller's NDJSON stream.
 
         One JSON object per line: `game_start`, `your_turn` (with the seat's view),
-        `game_finish`, `tournament_round`; an empty line when nothing was sent for 5 s. On
+        `game_finish`, `tournament_round`, `tournament_invite`; an empty line when nothing was
+        sent for 5 s. On
         connect, first a `your_turn` for every game waiting on the caller; a line may come
         twice. Needs the `play` scope (403 `insufficient_scope`); the stream ends when its
         token is revoked.
