@@ -50,6 +50,9 @@ def test_it_plays_full_games_at_once_with_the_example_bot(
             bot["token"],
             "--games",
             str(GAMES),
+            # The test settings rate no game by themselves: no rating change to wait for.
+            "--rating-wait",
+            "0",
         ],
         cwd=ROOT,
         env=clean_env(),
@@ -59,6 +62,8 @@ def test_it_plays_full_games_at_once_with_the_example_bot(
     )
     assert done.returncode == 0, done.stderr
     assert "playing as examplebot" in done.stderr
+    reported = sorted(int(line.split(":")[0].split()[1]) for line in done.stdout.splitlines())
+    assert reported == sorted(game_ids)  # a line for each game, as it finished
 
     games = list(Game.objects.filter(pk__in=game_ids))
     assert len(games) == GAMES

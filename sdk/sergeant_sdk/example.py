@@ -36,6 +36,8 @@ RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 #: How long to wait for a rated game's rating change (ratings are updated by a task).
 RATING_WAIT = 15.0
+#: How often, at most, to look for the rating changes still awaited while playing.
+REPORT_EVERY = 1.0
 
 
 def card_order(card: str) -> tuple[int, int]:
@@ -56,17 +58,17 @@ def choose(view: Mapping[str, Any]) -> dict[str, Any]:
     return action
 
 
-def outcome(client: Client, username: str, game_id: int) -> dict[str, Any] | None:
-    """The player's entry of the game in its match history, once the rating change of a
-    rated game is in (or after :data:`RATING_WAIT` seconds)."""
-    deadline = time.monotonic() + RATING_WAIT
-    while True:
-        page = client.player_games(username)
-        entry = next((e for e in page["results"] if e["game"] == game_id), None)
-        settled = entry is not None and (not entry["rated"] or entry["rating_change"])
-        if settled or time.monotonic() > deadline:
-            return entry
-        time.sleep(0.5)
+def history_entry(client: Client, username: str, game_id: int) -> dict[str, Any] | None:
+    """The player's entry of the game in its match history (rank, score, result and
+    ``rating_change``), or None if it is not there (yet)."""
+    page = client.player_games(username)
+    return next((e for e in page["results"] if e["game"] == game_id), None)
+
+
+def settled(entry: Mapping[str, Any] | None) -> bool:
+    """Whether an entry is complete: a rated game's rating change comes just after the game
+    (the platform rates it in a task)."""
+    return entry is not None and (not entry["rated"] or bool(entry["rating_change"]))
 
 
 def describe(game_id: int, entry: Mapping[str, Any] | None) -> str:
@@ -99,6 +101,9 @@ class Bot:
         self.finished: set[int] = set()
         self.seen_turns: set[tuple[int, int]] = set()
         self.actions = 0
+        #: Finished games not reported yet: their deadline for the rating change.
+        self.unreported: dict[int, float] = {}
+        self.last_report = 0.0
 
     def find_game(self) -> None:
         """Ask for one more game (seek or challenge; the arena seats it by itself)."""
@@ -124,7 +129,7 @@ class Bot:
             if game_id in self.finished:
                 return False  # a line may come twice
             self.finished.add(game_id)
-            print(describe(game_id, outcome(self.client, self.username, game_id)), flush=True)
+            self.unreported[game_id] = time.monotonic() + self.args.rating_wait
             if self.args.games is not None and len(self.finished) >= self.args.games:
                 return True
             self.find_game()
@@ -140,6 +145,22 @@ class Bot:
         elif kind in ("tournament_round", "tournament_invite"):
             log.info("%s: %s", kind, dict(line))
         return False
+
+    def report(self, wait: bool = False) -> None:
+        """Print the finished games whose outcome is complete, or whose wait for the rating
+        change is over. Playing goes on meanwhile (a wait would cost other games' moves);
+        ``wait``: at the end, wait for all of them."""
+        while self.unreported:
+            self.last_report = time.monotonic()
+            for game_id, deadline in sorted(self.unreported.items()):
+                entry = history_entry(self.client, self.username, game_id)
+                if settled(entry) or time.monotonic() > deadline:
+                    print(describe(game_id, entry), flush=True)
+                    del self.unreported[game_id]
+            if not wait:
+                return
+            if self.unreported:
+                time.sleep(0.5)
 
     def play(self, turn: Mapping[str, Any]) -> None:
         key = (turn["game"], turn["version"])
@@ -164,10 +185,13 @@ class Bot:
             self.find_game()
             for line in self.client.stream():
                 if self.on_line(line):
-                    return
+                    break
+                if time.monotonic() - self.last_report >= REPORT_EVERY:
+                    self.report()
         finally:
             if self.args.arena:
                 self.client.arena_leave()
+        self.report(wait=True)
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -188,6 +212,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--accept-challenges", action="store_true", help="accept every challenge received"
+    )
+    parser.add_argument(
+        "--rating-wait",
+        type=float,
+        default=RATING_WAIT,
+        help="seconds to wait for a rated game's rating change before printing it without",
     )
     return parser.parse_args(argv)
 
