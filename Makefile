@@ -60,7 +60,7 @@ schema: venv
 # pytest exits 5 when it collected nothing: a failure here, and said so.
 define pytest_run
 	@echo "== pytest ($(1)) =="
-	$(2) $(BIN)/pytest $(PYTEST_ARGS) || { status=$$?; \
+	$(2) $(BIN)/pytest $(3) $(PYTEST_ARGS) || { status=$$?; \
 		if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing" >&2; fi; \
 		exit $$status; }
 endef
@@ -71,8 +71,9 @@ suite: venv
 suite-service: venv
 	$(call pytest_run,service mode,DATABASE_URL=$(CI_DATABASE_URL) REDIS_URL=$(CI_REDIS_URL))
 
+# The second run leaves out the pure tests (no database, Redis or worker): suite-service ran them.
 suite-embedded: venv
-	$(call pytest_run,embedded default,env -u DATABASE_URL -u REDIS_URL)
+	$(call pytest_run,embedded default,env -u DATABASE_URL -u REDIS_URL,-m "not pure")
 
 ## browser: Debian's chromium for the pages' tests (Playwright drives it; it cannot download
 ## its own browsers here), installed when missing.

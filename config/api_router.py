@@ -17,4 +17,5 @@ urlpatterns = [
     path("", include("bots.urls")),
     path("", include("tournaments.urls")),
     path("", include("ratings.urls")),
+    path("", include("quickplay.urls")),
 ]

@@ -118,8 +118,9 @@ class TableView(APIView):
     def delete(self, request: Request, table_id: int) -> Response:
         """Cancel an open table.
 
-        The table's creator removes it before its game starts (anyone seated simply loses the
-        seat) → 204; 403 `not_table_creator`; 409 `table_not_open` once the game has started.
+        The table's creator removes it before its game starts (anyone else seated gets a
+        `table_canceled` line on their stream) → 204; 403 `not_table_creator`; 409
+        `table_not_open` once the game has started.
         """
         services.cancel_table(caller(request), table_id=table_id)
         return Response(status=204)

@@ -106,13 +106,16 @@ def set_up_table(
 
 
 def cancel_table(caller: Player, *, table_id: int) -> None:
-    """The creator removes an open table (no game yet); its seated players simply lose it."""
+    """The creator removes an open table (no game yet); the others seated at it are told on
+    their streams (a ``table_canceled`` line), so that none of them waits for its game."""
     with transaction.atomic():
         table = _locked_table(table_id)
         if table.created_by_id != caller.pk:
             raise NotAllowed("not_table_creator", "Only the table's creator cancels it.")
         if table.status != Table.Status.OPEN:
             raise Conflict("table_not_open", "The game at this table has already started.")
+        seated = {s.player_id for s in _seats(table) if s.player_id is not None}
+        delivery.send(seated - {caller.pk}, type="table_canceled", payload={"table": table.pk})
         table.delete()
 
 

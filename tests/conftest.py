@@ -58,6 +58,28 @@ def suite_process_env(django_db_blocker: Any) -> dict[str, str]:
     return env
 
 
+#: Test files that use no database, Redis, worker or server, only pure Python (the engine,
+#: the bots' strategies, the rating model, seating and standings): marked ``pure``. CI runs
+#: the suite in service mode and again on the embedded default; the second run skips these
+#: (``-m "not pure"``), as the same code ran once already.
+PURE_TEST_FILES = {
+    "test_bot_inference.py",
+    "test_bot_random.py",
+    "test_bot_strategies.py",
+    "test_bot_strong_inference.py",
+    "test_bot_strong_search.py",
+    "test_ratings_skill.py",
+    "test_tournament_seating.py",
+    "test_tournament_standings.py",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.parent.name == "engine" or item.path.name in PURE_TEST_FILES:
+            item.add_marker(pytest.mark.pure)
+
+
 class WorkerInfo:
     """A Celery worker of the suite: the suite's own (``name`` "worker", with the beat that
     runs the periodic tasks, and the move timer), or one a test starts beside or instead of it.
@@ -244,11 +266,14 @@ def _games_at_rest_before_the_flush(
     if marker is None or not (marker.kwargs.get("transaction") or marker.args[:1] == (True,)):
         return
     from games.models import Game
+    from quickplay.models import Seek
     from tournaments.models import Tournament
 
-    # A running tournament's beat sweep would score rounds of the games ended here.
+    # A running tournament's beat sweep would score rounds of the games ended here, and
+    # beat's quick-play matching would seat the open seeks.
     running = Tournament.objects.filter(status=Tournament.Status.RUNNING)
     stopped = running.update(status=Tournament.Status.FINISHED)
+    stopped += Seek.objects.filter(status=Seek.Status.OPEN).update(status=Seek.Status.CANCELED)
     if (
         Game.objects.filter(status=Game.Status.PLAYING).update(
             status=Game.Status.FINISHED, version=F("version") + 1

@@ -113,12 +113,17 @@ def test_it_lets_the_creator_cancel_an_open_table_only(api_server: LiveServer) -
     ann, bob, _ = three_players(api_server.url, "cancel")
     table = ann.ok("POST", "/tables", 201, json={"rules": "classic", "move_seconds": 600})
     bob.ok("POST", f"/tables/{table['id']}/join", json={})
+    bobs_stream = StreamReader(api_server.url, str(bob.token))
+    wait_until(lambda: bobs_stream.status == 200, timeout=10, what="Bob's stream to open")
+    time.sleep(0.5)  # the stream has made its cursor (lines from before it are not sent)
 
     error_of(bob.request("DELETE", f"/tables/{table['id']}"), 403, "not_table_creator")
     error_of(
         Client(api_server.url).request("DELETE", f"/tables/{table['id']}"), 401, "not_authenticated"
     )
     assert ann.request("DELETE", f"/tables/{table['id']}").status_code == 204
+    # Bob, seated there, is told at once and need not wait for a game that will not come.
+    assert {"type": "table_canceled", "table": table["id"]} in bobs_stream.wait_for_lines(1)
 
     error_of(ann.get(f"/tables/{table['id']}"), 404, "not_found")
     error_of(ann.request("DELETE", f"/tables/{table['id']}"), 404, "not_found")

@@ -13,8 +13,8 @@ from config.management.commands import api_reference
 from config.management.commands.api_reference import API_DOC, current_schema
 
 AREAS = {
-    "accounts", "bots", "tables", "games", "players", "ratings", "tournaments", "realtime",
-    "health",
+    "accounts", "bots", "tables", "seeks", "games", "players", "ratings", "tournaments",
+    "realtime", "health",
 }  # fmt: skip
 
 

@@ -1,6 +1,7 @@
-"""The apps depend one way, in layers: core, then api, accounts, realtime, games, and the apps
-built on games (bots, ratings, tournaments), which know nothing of each other; config wires
-them together (config/wiring.py). No module imports itself back through others (no import
+"""The apps depend one way, in layers: core, then api, accounts, realtime, games, the apps
+built on games (bots, ratings, tournaments), which know nothing of each other, then quick
+play (which matches seekers by their ratings), and the web pages; config wires them
+together (config/wiring.py). No module imports itself back through others (no import
 circles), other apps reach realtime delivery through ``realtime.delivery`` only, no app
 holds more than about a third of the code, and the rules engine knows nothing of Django or
 of the project (games/engine/README.md: pure Python, standard library only).
@@ -28,7 +29,7 @@ SDK = ROOT / "sdk" / "sergeant_sdk"
 #: The project's own top-level packages (games, ratings, tournaments, bots, config, tests...).
 PROJECT_PACKAGES = frozenset(p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file())
 #: What games must not import: the apps built on it.
-ABOVE_GAMES = frozenset({"ratings", "tournaments", "bots"})
+ABOVE_GAMES = frozenset({"ratings", "tournaments", "bots", "quickplay"})
 #: The layers, lowest first: a package may import its own layer's modules and lower ones.
 #: The apps of one layer (bots, ratings, tournaments) do not import each other.
 LAYERS: tuple[frozenset[str], ...] = (
@@ -38,6 +39,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"realtime"}),
     frozenset({"games"}),
     frozenset({"bots", "ratings", "tournaments"}),
+    frozenset({"quickplay"}),  # matches seekers by their ratings
     frozenset({"web"}),  # the pages: on top of every app
 )
 #: Packages above every layer: wiring (config) and what checks or measures the rest.

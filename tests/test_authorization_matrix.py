@@ -277,6 +277,29 @@ def new_bot_of_ann(suffix: str, body: Any = None) -> Prepare:
     return prepare
 
 
+def seek_body() -> dict[str, Any]:
+    """A seek no other can match: a move time of its own."""
+    return {"rules": "classic", "move_seconds": 20000 + int(fresh(""))}
+
+
+def new_seek_of_ann(world: World) -> int:
+    """An open seek of Ann's (she has one at a time: any earlier one is cancelled)."""
+    for seek in world.ann().ok("GET", "/seeks"):
+        world.ann().ok("DELETE", f"/seeks/{seek['id']}", 204)
+    return int(world.ann().ok("POST", "/seeks", 201, json=seek_body())["id"])
+
+
+def seek_as(world: World, caller: str) -> Call:
+    """A new seek, the caller's account's earlier one (Ann's, her bot's, Olga's) cancelled."""
+    account = ACCOUNT_OF[caller]
+    if account is not None:
+        key = world.headers["bot" if account == "bot" else "human" if account == "ann" else "other"]
+        client = Client(world.url, token=key["Authorization"].split()[1])
+        for seek in client.ok("GET", "/seeks"):
+            client.ok("DELETE", f"/seeks/{seek['id']}", 204)
+    return Call("/seeks", seek_body())
+
+
 @dataclass(frozen=True)
 class Row:
     prepare: Prepare
@@ -348,6 +371,17 @@ ROWS: dict[tuple[str, str], Row] = {
         " 409/game_in_progress 409/game_in_progress 409/game_in_progress -",
     ),
     ("GET", "/api/v1/stream"): Row(fixed("/stream"), "- x 200 200 S 200 200 -"),
+    # Quick play
+    ("GET", "/api/v1/seeks"): Row(fixed("/seeks"), "- x 200 200 S 200 200 -"),
+    ("POST", "/api/v1/seeks"): Row(seek_as, "- x 201 201 S 201 201 -"),
+    ("GET", "/api/v1/seeks/{seek_id}"): Row(
+        lambda world, caller: Call(f"/seeks/{new_seek_of_ann(world)}"),
+        "- x 200 200 S 404/not_found 404/not_found -",
+    ),
+    ("DELETE", "/api/v1/seeks/{seek_id}"): Row(
+        lambda world, caller: Call(f"/seeks/{new_seek_of_ann(world)}"),
+        "- x 204 204 S 404/not_found 404/not_found -",
+    ),
     # Players and ratings
     ("GET", "/api/v1/players/{username}"): Row(fixed("/players/{ann}"), PUBLIC),
     ("GET", "/api/v1/players/{username}/games"): Row(fixed("/players/{ann}/games"), PUBLIC),

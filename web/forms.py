@@ -176,3 +176,27 @@ class TableForm(forms.Form):
             elif mine is not None and data.get(f"seat_{mine}"):
                 self.add_error(f"seat_{mine}", "You sit in this seat; choose another for the bot.")
         return data
+
+
+class QuickPlayForm(forms.Form):
+    """A seek (quick play): the rules preset, rated, move time, and the wait for house bots."""
+
+    prefix = "quick"
+    preset = forms.ChoiceField(choices=[], initial="classic", label="Rules")
+    move_seconds = forms.IntegerField(
+        min_value=1, max_value=86400, initial=60, label="Move time (seconds)"
+    )
+    rated = forms.BooleanField(required=False, initial=True)
+    house_bots_after = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=3600,
+        initial=30,
+        label="House bots after (seconds)",
+        help_text="Seats still empty after this long are filled with house bots; "
+        "leave empty to wait for people.",
+    )
+
+    def __init__(self, *args: Any, presets: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["preset"].choices = [(p, p) for p in presets]

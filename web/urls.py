@@ -3,7 +3,7 @@ drive the pages through them."""
 
 from django.urls import path
 
-from web.views import accounts, games, home, lobby, replay, tournaments
+from web.views import accounts, games, home, lobby, quickplay, replay, tournaments
 from web.views.bots import my_bots
 from web.views.players import leaderboard, profile
 
@@ -19,6 +19,9 @@ urlpatterns = [
     path("tables/<int:table_id>/leave", lobby.leave, name="table-leave"),
     path("tables/<int:table_id>/cancel", lobby.cancel, name="table-cancel"),
     path("tables/<int:table_id>/bots", lobby.seat_bot, name="table-bots"),
+    path("quickplay", quickplay.seek, name="quickplay"),
+    path("quickplay/<int:seek_id>", quickplay.waiting, name="quickplay-seek"),
+    path("quickplay/<int:seek_id>/cancel", quickplay.cancel, name="quickplay-cancel"),
     path("games/<int:game_id>", games.table, name="game"),
     path("games/<int:game_id>/table", games.table_part, name="game-table"),
     #

@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "bots",
     "ratings",
     "tournaments",
+    "quickplay",
     "health",
     "web",  # the web pages: on top of every other app, and imported by none
     "config.apps.WiringConfig",  # connects the apps to each other (config/wiring.py)
@@ -300,6 +301,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "tournaments.sweep",
         "schedule": 30.0,
         "options": {"expires": 30.0},
+    },
+    # Quick play: seats the seeks whose house-bot fill came due, and any whose task was lost.
+    "quickplay-match": {
+        "task": "quickplay.match",
+        "schedule": 1.0,
+        "options": {"expires": 1.0},
     },
     # Ratings of games whose rating task was lost (the broker was down when they ended).
     "ratings-missed-games": {

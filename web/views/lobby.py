@@ -13,8 +13,10 @@ from core.errors import DomainError
 from games import selectors as games
 from games import services
 from games.engine import PRESETS
+from quickplay import selectors as quickplay
 from web.forms import TableForm, add_domain_errors
 from web.people import signed_in
+from web.views.quickplay import quick_play_form
 
 LOBBY_LENGTH = 100
 
@@ -59,6 +61,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "open_tables": open_tables,
         "person": person,
         "playing": games.games_in_play(20),
+        "quick_form": quick_play_form(),
+        "open_seeks": quickplay.open_seeks(person) if person else [],
     }
     return render(request, "web/lobby/lobby.html", context, status=400 if form.errors else 200)
 

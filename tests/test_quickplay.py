@@ -1,0 +1,302 @@
+"""Quick play against the live server and the real worker: seekers join the queue over the
+API, and the worker (a task per new seek, beat every second) seats them; no test calls the
+matching itself, except the one that runs it from several threads at once beside the worker.
+
+Each test seeks with its own move time, so the seeks of one test never match another's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+from django.db import connection, transaction
+
+from accounts.services import register_player
+from games.models import Game
+from quickplay import services
+from quickplay.models import Seek
+from tests.api_client import Client, error_of, register
+from tests.conftest import LiveServer, WorkerInfo
+from tests.support import wait_until
+
+RULES = {"preset": "classic", "max_hands": 1}
+_move_times = itertools.count(4000)
+
+
+def seek_body(**fields: Any) -> dict[str, Any]:
+    """A seek of this test's own group (a move time no other test uses)."""
+    return {"rules": RULES, "move_seconds": next(_move_times), **fields}
+
+
+class Stream(threading.Thread):
+    """A client's /stream, read in the background into ``lines``."""
+
+    def __init__(self, client: Client) -> None:
+        super().__init__(daemon=True)
+        self.client = client
+        self.lines: list[dict[str, Any]] = []
+        self.ready = threading.Event()
+        self.start()
+
+    def run(self) -> None:
+        url = self.client.base_url + "/api/v1/stream"
+        timeout = httpx.Timeout(30, read=None)
+        with (
+            contextlib.suppress(httpx.TransportError),  # closed when the suite stops
+            httpx.stream("GET", url, headers=self.client.headers(), timeout=timeout) as response,
+        ):
+            self.ready.set()
+            for line in response.iter_lines():
+                if line.strip():
+                    self.lines.append(json.loads(line))
+
+    def game_starts(self) -> list[dict[str, Any]]:
+        return [line for line in self.lines if line.get("type") == "game_start"]
+
+
+def seated(client: Client, seek_id: int, timeout: float = 20) -> dict[str, Any]:
+    def look() -> dict[str, Any] | None:
+        seek = client.ok("GET", f"/seeks/{seek_id}")
+        return seek if seek["status"] == "seated" else None
+
+    return wait_until(look, timeout=timeout, interval=0.1, what=f"seek {seek_id} to be seated")
+
+
+def seat_names(client: Client, table_id: int) -> list[str | None]:
+    table = client.ok("GET", f"/tables/{table_id}")
+    return [seat["username"] for seat in table["seats"]]
+
+
+# --- Against the live server and worker ------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_seats_three_seekers_at_one_table(
+    api_server: LiveServer, celery_worker: WorkerInfo
+) -> None:
+    people = [register(api_server.url, f"quick{i}") for i in range(3)]
+    streams = [Stream(p) for p in people]
+    for stream in streams:
+        assert stream.ready.wait(10)
+    body = seek_body(rated=False)
+
+    made = [p.ok("POST", "/seeks", 201, json=body) for p in people]
+
+    assert [s["status"] for s in made] == ["open"] * 3
+    assert made[0]["rules"]["max_hands"] == 1 and made[0]["rating"] == 25.0
+    found = [seated(p, s["id"]) for p, s in zip(people, made, strict=True)]
+    assert len({s["game"] for s in found}) == 1
+    game, table = found[0]["game"], found[0]["table"]
+    assert {s["table"] for s in found} == {table}
+    assert sorted(seat_names(people[0], table)) == sorted(p.username for p in people)
+    table_row = people[0].ok("GET", f"/tables/{table}")
+    assert table_row["created_by"] == people[0].username  # the oldest seeker
+    assert table_row["rated"] is False and table_row["move_seconds"] == body["move_seconds"]
+    for stream in streams:
+        wait_until(stream.game_starts, timeout=10, what="game_start on the stream")
+        assert stream.game_starts()[0]["game"] == game
+        assert stream.game_starts()[0]["table"] == table
+    assert all(p.ok("GET", "/seeks") == [] for p in people)
+    error_of(people[1].request("DELETE", f"/seeks/{made[1]['id']}"), 409, "seek_seated")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_fills_a_lone_seeker_with_house_bots_after_its_wait(
+    api_server: LiveServer, celery_worker: WorkerInfo
+) -> None:
+    ann = register(api_server.url, "loner")
+    stream = Stream(ann)
+    assert stream.ready.wait(10)
+
+    seek = ann.ok("POST", "/seeks", 201, json=seek_body(house_bots_after=1))
+
+    assert seek["house_bots_after"] == 1
+    found = seated(ann, seek["id"])
+    waited = datetime.fromisoformat(found["seated_at"]) - datetime.fromisoformat(
+        found["created_at"]
+    )
+    assert waited >= timedelta(seconds=1)
+    names = seat_names(ann, found["table"])
+    assert sorted(names, key=str) == sorted(
+        [ann.username, services.FILL_BOT, services.FILL_BOT], key=str
+    )
+    wait_until(stream.game_starts, timeout=10, what="game_start on the stream")
+    assert stream.game_starts()[0]["game"] == found["game"]
+    # The house bots play their seats: the game moves on by itself.
+    game = Game.objects.get(pk=found["game"])
+    assert game.status == Game.Status.PLAYING
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_seats_no_one_outside_the_others_ranges(
+    api_server: LiveServer, celery_worker: WorkerInfo
+) -> None:
+    picky, *others = [register(api_server.url, f"ranged{i}") for i in range(4)]
+    body = seek_body()
+    # Newcomers are rated 25: outside the picky seeker's range, who came first.
+    waiting = picky.ok("POST", "/seeks", 201, json={**body, "rating_range": [30, None]})
+
+    made = [p.ok("POST", "/seeks", 201, json=body) for p in others]
+
+    found = [seated(p, s["id"]) for p, s in zip(others, made, strict=True)]
+    assert len({s["game"] for s in found}) == 1
+    assert picky.ok("GET", f"/seeks/{waiting['id']}")["status"] == "open"
+    assert picky.ok("GET", "/seeks")[0]["rating_range"] == [30.0, None]
+    picky.ok("DELETE", f"/seeks/{waiting['id']}", 204)
+    assert picky.ok("GET", f"/seeks/{waiting['id']}")["status"] == "canceled"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_keeps_one_open_seek_per_account_and_lets_only_its_owner_cancel_it(
+    api_server: LiveServer,
+) -> None:
+    ann, bob = register(api_server.url, "seeker"), register(api_server.url, "stranger")
+    seek = ann.ok("POST", "/seeks", 201, json=seek_body())
+
+    error_of(ann.post("/seeks", json=seek_body()), 409, "already_seeking")
+    error_of(bob.get(f"/seeks/{seek['id']}"), 404, "not_found")
+    error_of(bob.request("DELETE", f"/seeks/{seek['id']}"), 404, "not_found")
+    assert [s["id"] for s in ann.ok("GET", "/seeks")] == [seek["id"]]
+    ann.ok("DELETE", f"/seeks/{seek['id']}", 204)
+    error_of(ann.request("DELETE", f"/seeks/{seek['id']}"), 409, "seek_canceled")
+    assert ann.ok("GET", "/seeks") == []
+    ann.ok("POST", "/seeks", 201, json=seek_body())  # a new one, once the first is gone
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_refuses_bad_seeks(api_server: LiveServer) -> None:
+    ann = register(api_server.url, "badseek")
+
+    for body, field in [
+        ({"rating_range": [30, 20]}, "rating_range"),
+        ({"rating_range": [1]}, "rating_range"),
+        ({"rating_range": [0, 1e9]}, "rating_range"),
+        ({"house_bots_after": 3601}, "house_bots_after"),
+        ({"house_bots_after": -1}, "house_bots_after"),
+        ({"move_seconds": 0}, "move_seconds"),
+        ({"rules": {"preset": "no-such-game"}}, "rules"),
+        ({"rated": "yes"}, "rated"),
+        ({"colour": "red"}, "colour"),
+    ]:
+        error = error_of(
+            ann.post("/seeks", json=seek_body(**body)),
+            400,
+            "invalid_rules" if field == "rules" else "invalid",
+        )
+        assert field in error["fields"], (body, error)
+    error_of(ann.get("/seeks/999999"), 404, "not_found")
+    error_of(Client(api_server.url).post("/seeks", json=seek_body()), 401, "not_authenticated")
+    assert ann.ok("GET", "/seeks") == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_never_seats_a_seek_twice_with_matchers_running_at_once(
+    celery_worker: WorkerInfo,
+) -> None:
+    """Twelve seekers, matched by four threads at once beside the worker (which the new
+    seeks ask too): four tables, each seek seated once, each account at one table."""
+    people = [register_player(f"racer{i}", password="correct horse battery")[0] for i in range(12)]
+    move_seconds = next(_move_times)
+    barrier = threading.Barrier(5)
+    started: list[int] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            barrier.wait()
+            started.extend(services.match_seeks())
+        except BaseException as error:  # shown by the assertion below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    with transaction.atomic():  # all open at once, when the matchers are ready
+        seeks = [
+            services.create_seek(p, rules=RULES, rated=True, move_seconds=move_seconds)
+            for p in people
+        ]
+    barrier.wait()
+    for thread in threads:
+        thread.join(30)
+
+    def all_seated() -> bool:
+        return not Seek.objects.filter(pk__in=[s.pk for s in seeks], status="open").exists()
+
+    wait_until(all_seated, timeout=20, what="every seek seated")
+    assert not errors
+    rows = list(Seek.objects.filter(pk__in=[s.pk for s in seeks]))
+    games = {row.game_id for row in rows}
+    assert len(games) == 4
+    seats = [gp.player_id for g in Game.objects.filter(pk__in=games) for gp in g.players.all()]
+    assert sorted(seats) == sorted(p.pk for p in people)
+    assert Game.objects.filter(table__move_seconds=move_seconds).count() == 4
+    assert set(started) <= games
+
+
+# --- The plan, on seeks in memory ------------------------------------------------------------
+
+NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
+
+
+def seek(
+    player: int,
+    *,
+    age: float = 0,
+    rating: float = 25.0,
+    low: float | None = None,
+    high: float | None = None,
+    bots_after: int | None = None,
+) -> Seek:
+    return Seek(
+        pk=player,
+        player_id=player,
+        rating=rating,
+        rating_min=low,
+        rating_max=high,
+        house_bots_after=bots_after,
+        created_at=NOW - timedelta(seconds=age),
+    )
+
+
+def planned(seeks: list[Seek], size: int = 3) -> list[list[int]]:
+    return [
+        [s.player_id for s in table] for table in services.plan_tables(seeks, size=size, now=NOW)
+    ]
+
+
+def test_it_seats_the_oldest_seekers_first() -> None:
+    assert planned([seek(1), seek(2), seek(3), seek(4)]) == [[1, 2, 3]]
+
+
+def test_it_lets_younger_seekers_play_while_an_incompatible_oldest_waits() -> None:
+    oldest = seek(1, rating=50.0, low=40.0)
+    assert planned([oldest, seek(2), seek(3), seek(4)]) == [[2, 3, 4]]
+    # Mutual: a range the oldest's rating is outside of keeps it out too.
+    assert planned([seek(1, rating=50.0), seek(2, high=30.0), seek(3, high=30.0)]) == []
+    assert planned([seek(1, rating=50.0), seek(2, high=30.0), seek(3), seek(4)]) == [[1, 3, 4]]
+
+
+def test_it_never_puts_one_account_twice_at_a_table() -> None:
+    twice = [seek(1), seek(2), Seek(pk=9, player_id=1, rating=25.0, created_at=NOW)]
+    assert planned(twice) == []
+
+
+def test_it_fills_with_house_bots_only_for_seekers_that_waited_for_them() -> None:
+    assert planned([seek(1, age=5, bots_after=5)]) == [[1]]
+    assert planned([seek(1, age=4, bots_after=5)]) == []
+    # Those who did not ask for bots, or have not waited long enough, keep waiting.
+    lone = [seek(1, age=9, bots_after=5), seek(2, age=8), seek(3, age=1, bots_after=5)]
+    assert planned(lone, size=4) == [[1]]
+    assert planned(lone, size=3) == [[1, 2, 3]]  # people enough: no bots
+    pair = [seek(1, age=9, bots_after=5), seek(2, age=8, bots_after=0)]
+    assert planned(pair) == [[1, 2]]
