@@ -149,6 +149,31 @@ def test_it_runs_the_installed_example_bot_to_a_finished_game(
     assert (seat.timeouts, seat.replaced_by) == (0, None)  # it played every card itself
 
 
+def test_it_finds_a_game_by_seek_with_the_installed_example_bot(
+    sdk_venv: Path, api_server: LiveServer, celery_worker: WorkerInfo
+) -> None:
+    owner = register(api_server.url, "seekowner")
+    with Client(api_server.url, owner.token) as client:
+        bot = client.create_bot("seekbot")
+    rules = '{"preset": "classic", "max_hands": 1}'
+
+    done = run_in(
+        sdk_venv,
+        *("-m", "sergeant_sdk.example", "--server", api_server.url, "--token", bot["token"]),
+        *("--seek", "--house-bots-after", "1", "--rules", rules, "--unrated", "--games", "1"),
+        timeout=120,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert "seeking a game (seek " in done.stderr
+    seat = GamePlayer.objects.get(player__username="seekbot")
+    assert seat.game.status == Game.Status.FINISHED and not seat.game.rated
+    assert done.stdout.strip() == (
+        f"game {seat.game_id}: rank {seat.rank} of 3, score {seat.score} ({seat.result}); not rated"
+    )
+    assert (seat.timeouts, seat.replaced_by) == (0, None)
+
+
 def test_it_calls_the_bot_table_game_and_tournament_endpoints(api_server: LiveServer) -> None:
     owner = register(api_server.url, "sdkuser")
     with Client(api_server.url, owner.token) as client:

@@ -228,7 +228,7 @@ class Client:
         rules: str | Mapping[str, Any] = "classic",
         rated: bool = True,
         move_seconds: int = 60,
-        rating_range: tuple[float, float] | None = None,
+        rating_range: tuple[float | None, float | None] | None = None,
         house_bots_after: int | None = None,
     ) -> dict[str, Any]:
         """``POST /seeks``: join the quick-play queue (``game_start`` when seated); with

@@ -23,6 +23,7 @@ rating change (``GET /players/{username}/games``). It uses only ``sergeant_sdk``
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -194,6 +195,16 @@ class Bot:
         self.report(wait=True)
 
 
+def rules_arg(text: str) -> str | dict[str, Any]:
+    """A preset's name, or rules as a JSON object."""
+    if text.lstrip().startswith("{"):
+        rules = json.loads(text)
+        if not isinstance(rules, dict):
+            raise argparse.ArgumentTypeError("rules must be a preset or a JSON object")
+        return rules
+    return text
+
+
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--server", required=True, help="e.g. http://127.0.0.1:8000")
@@ -204,7 +215,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     where.add_argument("--challenge", nargs="+", metavar="USER", help="challenge these players")
     parser.add_argument("--games", type=int, default=None, help="stop after N finished games")
     parser.add_argument("--pool", default=None, help="--arena: the rating pool (classic)")
-    parser.add_argument("--rules", default="classic", help="--seek, --challenge: a preset")
+    parser.add_argument(
+        "--rules",
+        type=rules_arg,
+        default="classic",
+        help='--seek, --challenge: a preset, or JSON: \'{"preset": "classic", "max_hands": 2}\'',
+    )
     parser.add_argument("--unrated", dest="rated", action="store_false", help="unrated games")
     parser.add_argument("--move-seconds", type=int, default=60)
     parser.add_argument(
