@@ -218,9 +218,19 @@ def tournament_with(setup: Callable[[World, int], str]) -> Prepare:
 
 
 def with_entrant(world: World, tournament_id: int) -> str:
-    carl = world.people["carl"].username
-    world.ann().ok("POST", f"/tournaments/{tournament_id}/entrants", 201, json={"player": carl})
-    return f"/entrants/{carl}"
+    carl = world.people["carl"]
+    carl.ok("POST", f"/tournaments/{tournament_id}/register", 201)
+    return f"/entrants/{carl.username}"
+
+
+def invited_by_carl(world: World, caller: str) -> Call:
+    """A new tournament of Carl's that invited Ann (its decline: hers to make)."""
+    carl = world.people["carl"]
+    body = {"name": fresh("carls"), "format": "swiss", "rounds": 1}
+    tournament_id = carl.ok("POST", "/tournaments", 201, json=body)["id"]
+    invite = {"player": world.ann().username}
+    carl.ok("POST", f"/tournaments/{tournament_id}/entrants", 202, json=invite)
+    return Call(f"/tournaments/{tournament_id}/decline")
 
 
 def with_forbidden_pair(world: World, tournament_id: int) -> str:
@@ -452,6 +462,9 @@ ROWS: dict[tuple[str, str], Row] = {
         tournament_with(with_co_organiser), "- x 204 S 204 S 403/not_organiser -"
     ),
     ("POST", T + "/register"): Row(new_tournament("/register"), "- x 201 201 S 201 201 -"),
+    ("POST", T + "/decline"): Row(
+        invited_by_carl, "- x 204 204 S 409/not_invited 409/not_invited -"
+    ),
     ("POST", T + "/withdraw"): Row(
         registered, "- x 204 204 S 409/not_registered 409/not_registered -"
     ),
