@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from sergeant_sdk import ApiError, Client
 
+from arena.models import Arena, ArenaEntry
 from games.models import Game, GamePlayer
 from ratings.services import rate_game
 from tests.api_client import register
@@ -172,6 +173,78 @@ def test_it_finds_a_game_by_seek_with_the_installed_example_bot(
         f"game {seat.game_id}: rank {seat.rank} of 3, score {seat.score} ({seat.result}); not rated"
     )
     assert (seat.timeouts, seat.replaced_by) == (0, None)
+
+
+def test_it_plays_a_challenge_between_two_installed_example_bots(
+    sdk_venv: Path, api_server: LiveServer, celery_worker: WorkerInfo
+) -> None:
+    owner = register(api_server.url, "challengeowner")
+    with Client(api_server.url, owner.token) as client:
+        challenger = client.create_bot("challenger")
+        accepter = client.create_bot("accepter")
+    example = (str(sdk_venv / "bin" / "python"), "-m", "sergeant_sdk.example")
+    rules = '{"preset": "classic", "max_hands": 1}'
+    answering = subprocess.Popen(
+        [
+            *(*example, "--server", api_server.url, "--token", accepter["token"]),
+            *("--accept-challenges", "--games", "1"),
+        ],
+        env=plain_env(sdk_venv),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        done = run_in(
+            sdk_venv,
+            *("-m", "sergeant_sdk.example", "--server", api_server.url),
+            *("--token", challenger["token"], "--challenge", "accepter", "house:random"),
+            *("--rules", rules, "--unrated", "--games", "1"),
+            timeout=120,
+        )
+        out, err = answering.communicate(timeout=60)
+    finally:
+        answering.kill()
+
+    assert done.returncode == 0, done.stderr
+    assert answering.returncode == 0, err
+    assert "accepted challenge" in err
+    seats = GamePlayer.objects.filter(game__rated=False).select_related("game", "player")
+    games = {seat.game_id for seat in seats if seat.player.username in ("challenger", "accepter")}
+    assert len(games) == 1
+    game = Game.objects.get(pk=games.pop())
+    assert game.status == Game.Status.FINISHED
+    assert f"game {game.pk}: rank " in done.stdout and f"game {game.pk}: rank " in out
+
+
+def test_it_plays_in_the_arena_with_the_installed_example_bot(
+    sdk_venv: Path, api_server: LiveServer, celery_worker: WorkerInfo
+) -> None:
+    Arena.objects.update_or_create(
+        pool="classic",
+        defaults={
+            "rules": {"preset": "classic", "max_hands": 1},
+            "move_seconds": 30,
+            "wait_seconds": 0.5,  # alone: house bots fill the table after half a second
+        },
+    )
+    owner = register(api_server.url, "arenaowner")
+    with Client(api_server.url, owner.token) as client:
+        bot = client.create_bot("arenabot")
+
+    done = run_in(
+        sdk_venv,
+        *("-m", "sergeant_sdk.example", "--server", api_server.url, "--token", bot["token"]),
+        *("--arena", "--games", "1", "--rating-wait", "0"),
+        timeout=120,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert "in the arena (pool classic)" in done.stderr
+    seat = GamePlayer.objects.get(player__username="arenabot")
+    assert seat.game.status == Game.Status.FINISHED and seat.game.rated
+    assert done.stdout.startswith(f"game {seat.game_id}: rank {seat.rank} of 3")
+    assert not ArenaEntry.objects.get(player__username="arenabot").active  # it left at the end
 
 
 def test_it_calls_the_bot_table_game_and_tournament_endpoints(api_server: LiveServer) -> None:

@@ -248,8 +248,9 @@ class Client:
         """``POST /arena/join`` (a bot's token): be seated game after game in a pool's arena."""
         return self._call("POST", "arena/join", {} if pool is None else {"pool": pool})
 
-    def arena_leave(self) -> Any:
-        return self._call("POST", "arena/leave", {})
+    def arena_leave(self, pool: str | None = None) -> Any:
+        """``POST /arena/leave``: out of a pool's arena (a game under way plays on)."""
+        return self._call("POST", "arena/leave", {} if pool is None else {"pool": pool})
 
     def arena(self, pool: str | None = None) -> dict[str, Any]:
         """``GET /arena``: the bots in it, its games and leaderboard."""

@@ -135,14 +135,19 @@ class Bot:
                 return True
             self.find_game()
         elif kind == "challenge" and self.args.accept_challenges:
-            challenge_id = line.get("challenge", line.get("id"))
-            if line.get("from") != self.username and challenge_id is not None:
-                self.client.accept_challenge(int(challenge_id))
-                log.info("accepted challenge %s from %s", challenge_id, line.get("from"))
-        elif kind == "challenge_declined":
-            log.info("challenge %s declined", line.get("challenge", line.get("id")))
-            if self.args.challenge:
-                self.find_game()
+            challenge = line["challenge"]
+            if challenge["from"] != self.username:
+                try:
+                    self.client.accept_challenge(int(challenge["id"]))
+                except ApiError as error:  # e.g. withdrawn or expired meanwhile
+                    log.info("could not accept challenge %s: %s", challenge["id"], error)
+                else:
+                    log.info("accepted challenge %s from %s", challenge["id"], challenge["from"])
+        elif kind in ("challenge_declined", "challenge_canceled", "challenge_expired"):
+            challenge = line["challenge"]
+            log.info("challenge %s: %s", challenge["id"], kind.removeprefix("challenge_"))
+            if self.args.challenge and challenge["from"] == self.username:
+                self.find_game()  # challenge again
         elif kind in ("tournament_round", "tournament_invite"):
             log.info("%s: %s", kind, dict(line))
         return False
@@ -191,7 +196,7 @@ class Bot:
                     self.report()
         finally:
             if self.args.arena:
-                self.client.arena_leave()
+                self.client.arena_leave(self.args.pool)
         self.report(wait=True)
 
 
