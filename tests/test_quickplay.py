@@ -291,12 +291,13 @@ def test_it_never_puts_one_account_twice_at_a_table() -> None:
     assert planned(twice) == []
 
 
-def test_it_fills_with_house_bots_only_for_seekers_that_waited_for_them() -> None:
+def test_it_fills_with_house_bots_only_for_seekers_that_asked_for_them() -> None:
     assert planned([seek(1, age=5, bots_after=5)]) == [[1]]
     assert planned([seek(1, age=4, bots_after=5)]) == []
-    # Those who did not ask for bots, or have not waited long enough, keep waiting.
+    # Once the oldest's wait is over, it takes along the younger seekers who accept bots,
+    # waited or not (two friends seeking together meet); one who did not ask keeps waiting.
     lone = [seek(1, age=9, bots_after=5), seek(2, age=8), seek(3, age=1, bots_after=5)]
-    assert planned(lone, size=4) == [[1]]
+    assert planned(lone, size=4) == [[1, 3]]
     assert planned(lone, size=3) == [[1, 2, 3]]  # people enough: no bots
     pair = [seek(1, age=9, bots_after=5), seek(2, age=8, bots_after=0)]
     assert planned(pair) == [[1, 2]]
