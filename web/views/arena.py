@@ -30,7 +30,12 @@ def arena_page(request: HttpRequest) -> HttpResponse:
     context.update(
         {
             "arena": data,
-            "bots": [{**bot, **rating_shown(bot["rating"])} for bot in data["bots"]],
+            # The bot's own fields over its rating's: "games" is its arena games, not
+            # every rated game of the pool.
+            "bots": [
+                {**rating_shown(bot["rating"]), **{k: v for k, v in bot.items() if k != "rating"}}
+                for bot in data["bots"]
+            ],
             "leaderboard": [rating_shown(row) for row in data["leaderboard"]],
         }
     )
