@@ -43,8 +43,9 @@ from core.redis_client import ThrottledLog, shared_redis
 logger = logging.getLogger(__name__)
 
 CHANNEL_PREFIX = "sergeant:"
-#: The one Redis channel every change is published on.
-REDIS_CHANNEL = CHANNEL_PREFIX + "changes"
+#: The one Redis channel every change is published on (its name keeps deployments and test
+#: suites on one Redis server apart: settings.REALTIME_CHANNEL).
+REDIS_CHANNEL: str = settings.REALTIME_CHANNEL
 EMBEDDED_POLL_SECONDS = 0.2
 SERVICE_MODE_RECHECK_SECONDS = 5.0
 #: A waiter keeps at most this many carried lines between two reads (each is a seat's view).

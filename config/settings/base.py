@@ -15,6 +15,7 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -227,6 +228,12 @@ def celery_broker_settings(redis_url: str) -> dict[str, Any]:
 
 CACHES = {"default": cache_settings(REDIS_URL)}
 SERVICE_MODE = bool(REDIS_URL)
+# Redis pub/sub ignores the database number: deployments (or test suites) sharing one Redis
+# server are kept apart by the name of the channel every change is published on
+# (realtime/hub.py).
+REALTIME_CHANNEL = env.str(
+    "REALTIME_CHANNEL", default=f"sergeant:{urlsplit(REDIS_URL).path.strip('/') or '0'}:changes"
+)
 
 _broker = celery_broker_settings(REDIS_URL)
 CELERY_BROKER_URL = _broker["broker_url"]
