@@ -19,7 +19,8 @@ Pure Python (no Django). The command prints one JSON object per file (:meth:`Ver
 plus ``file``) and exits 0 when every file is ok, 1 when a record fails the check, 2 when a
 file cannot be read.
 
->>> >>> seed_commitment("demo") == sha256(b"demo").hexdigest()
+>>> from hashlib import sha256
+>>> seed_commitment("demo") == sha256(b"demo").hexdigest()
 True
 >>> verify_record({"seed": "demo"}).reason
 'the record has no seed_commitment'
