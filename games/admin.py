@@ -12,6 +12,9 @@ from games.models import (
     TableSeat,
 )
 
+#: Game fields the admin shows only after the end.
+SECRET_UNTIL_THE_END = ("seed", "state")
+
 
 class TableSeatInline(admin.TabularInline):
     model = TableSeat
@@ -27,6 +30,14 @@ class TableAdmin(admin.ModelAdmin):
     # bots sit at a table of shared deals (services._sit), for players seated already.
     readonly_fields = ("deal_seed",)
     inlines = [TableSeatInline]
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # A table's deal seed deals its game: shown only once that game is over.
+        fields = list(super().get_fields(request, obj))
+        game = getattr(obj, "game", None) if obj is not None else None
+        if game is None or game.status != Game.Status.FINISHED:
+            fields = [f for f in fields if f != "deal_seed"]
+        return fields
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -59,6 +70,15 @@ class GameAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [f.name for f in Game._meta.fields]
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # The seed (and the state, which holds it) would show every deal to come: shown
+        # only after the end, when the record publishes them (docs/rules.md, "Fair and
+        # verifiable deals").
+        fields = list(super().get_fields(request, obj))
+        if obj is None or obj.status != Game.Status.FINISHED:
+            fields = [f for f in fields if f not in SECRET_UNTIL_THE_END]
+        return fields
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -39,6 +39,7 @@ from games.serializers import (
     SeatChoiceSerializer,
     TableCreateSerializer,
     TableSerializer,
+    VerificationSerializer,
     valid_action,
 )
 from realtime import delivery
@@ -279,6 +280,21 @@ class GameRecordView(APIView):
         409 `game_in_progress` before the end.
         """
         return Response(selectors.game_record(game_id))
+
+
+class GameVerifyView(APIView):
+    @extend_schema(
+        operation_id="games_verify",
+        responses={200: VerificationSerializer, 404: ERROR, 409: ERROR},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        """Check a finished game's deals against its seed.
+
+        Recomputes every deal from the record's `seed` with the documented shuffle and
+        checks `seed_commitment` → `{ok, commitment_matches, deals_match, reason, problems}`
+        (`reason`: the first problem, or `null`); 409 `game_in_progress` before the end.
+        """
+        return Response(selectors.game_verification(game_id))
 
 
 # --- Players --------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ from accounts.models import Player
 from accounts.selectors import active_player
 from core.errors import Conflict, NotFound
 from games.engine import Game as Engine
+from games.engine.deal import seed_commitment
+from games.engine.verify import verify_record
 from games.models import Game, GameEvent, GameJournalPart, GamePlayer, Table, TableSeat
 
 #: Extra fields for match-history entries contributed by other apps (ratings adds the
@@ -110,6 +112,9 @@ def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
         "deadline": iso(game.deadline),
         "move_seconds": game.move_seconds,
         "your_seat": seat,
+        # The commitment to the shuffle, from the first view on (docs/rules.md, "Fair and
+        # verifiable deals"); the seed itself only in the record, after the end.
+        "seed_commitment": seed_commitment(game.seed),
     }
     if seat is not None and game.played_by(seat):  # a bot plays the seat now, not its viewer
         view["legal_actions"] = []
@@ -202,6 +207,12 @@ def game_record(game_id: int) -> dict[str, Any]:
         raise Conflict("game_in_progress", "The record is published when the game ends.")
     record = whole_engine(game).record()
     return {"game": game.pk, "seats": game.public_seats(), **record}
+
+
+def game_verification(game_id: int) -> dict[str, Any]:
+    """The check of a finished game's record against its seed (games.engine.verify):
+    ``{ok, commitment_matches, deals_match, reason, problems}``; 409 before the end."""
+    return verify_record(game_record(game_id)).to_dict()
 
 
 def game_summary(game: Game) -> dict[str, Any]:

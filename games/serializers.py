@@ -122,6 +122,25 @@ class GameViewSerializer(serializers.Serializer[Any]):
     scores = serializers.ListField(child=serializers.IntegerField())
     hand_cards_left = serializers.ListField(child=serializers.IntegerField())
     result = serializers.JSONField(allow_null=True)
+    seed_commitment = serializers.RegexField(
+        r"^[0-9a-f]{64}$",
+        help_text="SHA-256 (hex) of the game's secret seed, shown from the start; the seed "
+        "is in the record after the end",
+    )
+
+
+class VerificationSerializer(serializers.Serializer[Any]):
+    """``GET /games/{id}/verify``: the record checked against its seed."""
+
+    ok = serializers.BooleanField(help_text="the commitment, every deal and the results check")
+    commitment_matches = serializers.BooleanField(
+        help_text="seed_commitment is SHA-256 of the seed"
+    )
+    deals_match = serializers.BooleanField(
+        help_text="the first dealer and every deal are those the seed gives"
+    )
+    reason = serializers.CharField(allow_null=True, help_text="the first problem, or null")
+    problems = serializers.ListField(child=serializers.CharField(), help_text="every problem")
 
 
 # --- Actions: one shape per type (docs/replay.md); the engine judges whether it is legal now --

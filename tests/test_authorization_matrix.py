@@ -392,6 +392,11 @@ ROWS: dict[tuple[str, str], Row] = {
         "409/game_in_progress x 409/game_in_progress 409/game_in_progress"
         " 409/game_in_progress 409/game_in_progress 409/game_in_progress -",
     ),
+    ("GET", G + "/verify"): Row(
+        fixed("/games/{game}/verify"),
+        "409/game_in_progress x 409/game_in_progress 409/game_in_progress"
+        " 409/game_in_progress 409/game_in_progress 409/game_in_progress -",
+    ),
     ("GET", "/api/v1/stream"): Row(fixed("/stream"), "- x 200 200 S 200 200 -"),
     # Quick play
     ("GET", "/api/v1/seeks"): Row(fixed("/seeks"), "- x 200 200 S 200 200 -"),

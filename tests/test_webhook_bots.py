@@ -4,6 +4,7 @@ answered action; bad answers are logged on the game and left to the deadline."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import threading
 import time
@@ -140,6 +141,12 @@ def test_it_plays_a_full_game_for_a_webhook_bot_and_logs_bad_answers(
     assert all(signed for _, signed in server.pushes)
     assert [view for view, _ in server.pushes] == server.api_views
     assert all(view["your_seat"] == 0 and view["legal_actions"] for view, _ in server.pushes)
+    # Each carried the game's commitment to its shuffle, never the seed (docs/rules.md).
+    seed = Game.objects.get(pk=game.pk).seed
+    assert {view["seed_commitment"] for view, _ in server.pushes} == {
+        hashlib.sha256(seed.encode()).hexdigest()
+    }
+    assert not any(seed in json.dumps(view) for view, _ in server.pushes)
     # The two bad answers were left to the deadline: the timer played for the bot twice.
     seat = GamePlayer.objects.get(game=game, seat=0)
     assert (seat.timeouts, seat.replaced_by) == (2, None)

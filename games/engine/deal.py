@@ -36,12 +36,25 @@ from .cards import Card, cards_to_str, indices, mask_of
 from .errors import DealError, IllegalAction
 from .rules import Rules
 
-__all__ = ["Deal", "WordStream", "first_dealer", "seeded_deal", "shuffled_deck"]
+__all__ = [
+    "Deal",
+    "WordStream",
+    "first_dealer",
+    "seed_commitment",
+    "seeded_deal",
+    "shuffled_deck",
+]
 
 _LIMIT = 1 << 64
 _FOUR_WORDS = Struct(">4Q")
 _BIT = tuple(1 << i for i in range(52))
 _BOUNDS = tuple(_LIMIT - (_LIMIT % m) if m else 0 for m in range(53))  # rejection bounds
+
+
+def seed_commitment(seed: int | str) -> str:
+    """The commitment to ``seed`` that a game shows from its start: the lowercase hex
+    SHA-256 of ``str(seed)`` as UTF-8 bytes (docs/rules.md, "Fair and verifiable deals")."""
+    return sha256(str(seed).encode("utf-8")).hexdigest()
 
 
 class WordStream:

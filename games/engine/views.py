@@ -19,7 +19,7 @@ from typing import Any
 from .actions import action_from_code
 from .cards import cards_to_str
 from .core import HAND_SUMMARY, NAMES, PHASE_OF_STEP, trick_winner
-from .deal import Deal
+from .deal import Deal, seed_commitment
 from .legal import LegalActions
 
 __all__ = ["Views"]
@@ -144,6 +144,7 @@ class Views(LegalActions):
         return {
             "rules": self._rules.to_dict(),
             "seed": self._seed,
+            "seed_commitment": None if self._seed is None else seed_commitment(self._seed),
             "first_dealer": self._first_dealer,
             "deals": [Deal(tuple(d[:-1]), d[-1]).to_dict() for d in self._deal_log],
             # A log entry is the seat's digit and the action's code.

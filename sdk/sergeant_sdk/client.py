@@ -170,6 +170,11 @@ class Client:
     def record(self, game_id: int) -> dict[str, Any]:
         return dict(self._call("GET", f"games/{game_id}/record"))
 
+    def verify(self, game_id: int) -> dict[str, Any]:
+        """A finished game's deals checked against its seed: ``{ok, commitment_matches,
+        deals_match, reason, problems}``."""
+        return dict(self._call("GET", f"games/{game_id}/verify"))
+
     def tables(self, status: str = "open") -> dict[str, Any]:
         return dict(self._call("GET", "tables", params={"status": status}))
 

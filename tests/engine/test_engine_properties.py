@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from games.engine import PRESETS, Game, IllegalAction, Rules
 from games.engine.cards import SUIT_MASKS, cards_to_str
 from games.engine.replay import replay_case
+from games.engine.verify import verify_record
 
 OPTION_VALUES = st.fixed_dictionaries(
     {},
@@ -175,6 +176,8 @@ def test_it_keeps_every_invariant_in_random_games(
     assert replayed["hands"] == record["hands"] == game.history
     assert replayed["scores"] == game.scores
     assert (replayed["game_over"], replayed["winner"]) == (True, outcome.winner)
+    # And its deals are the seed's (every preset, redeals and dealer changes included).
+    assert verify_record(record).to_dict()["ok"] is True
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
