@@ -121,7 +121,8 @@ class TableView(APIView):
     def get(self, request: Request, table_id: int) -> Response:
         """One table.
 
-        `{id, status, rules, rated, move_seconds, created_by, created_at, seats, game}`.
+        `{id, status, rules, rated, move_seconds, created_by, created_at, seats, game,
+        duplicate_of}` (`duplicate_of`: the game whose deals its game replays, or null).
         """
         return Response(selectors.table_data(selectors.table(table_id)))
 

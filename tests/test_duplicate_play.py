@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
 from games.models import Game
@@ -65,7 +66,7 @@ def test_it_deals_a_duplicate_of_table_the_hands_of_its_original(
     ann = register(api_server.url, "dupann")
     original = bots_game(ann)
     assert original["duplicate_of"] is None
-    assert len(original["record"]["deals"]) == 2
+    assert original["record"]["deals"]
 
     # The rules are left out: the original's are taken.
     table = bots_table(ann, duplicate_of=original["id"])
@@ -181,6 +182,11 @@ def test_it_runs_a_duplicate_round_under_embargo_and_ranks_by_duplicate_score(
     events = at_first[1].ok("GET", f"/games/{first}/events")["events"]
     dealt = [e for e in events if e["type"] == "deal"]
     assert dealt and all(e.get("seat") in (None, 1) for e in dealt), dealt
+    # Nor is it on the web: the game's page and its replay wait for the round.
+    web = httpx.Client(base_url=api_server.url, timeout=30)
+    page = web.get(f"/games/{first}")
+    assert page.status_code == 409 and "other tables are still playing" in page.text
+    assert web.get(f"/games/{first}/replay").status_code == 409
     # Nor may its deals be replayed while they are played.
     refused = at_first[1].post("/tables", json={"duplicate_of": first, "seat": None})
     error_of(refused, 409, "deals_embargoed")
@@ -204,6 +210,11 @@ def test_it_runs_a_duplicate_round_under_embargo_and_ranks_by_duplicate_score(
     ordered = [r["duplicate_score"] for r in rows]
     assert ordered == sorted(ordered, reverse=True)
     assert rows[0]["rank"] == 1 and "points" in rows[0]
+    # The tournament page shows the duplicate score, and says what it is.
+    page = web.get(f"/tournaments/{created['id']}")
+    assert page.status_code == 200
+    assert "Duplicate play." in page.text and "duplicate-score" in page.text
+    assert web.get(f"/games/{first}").status_code == 200
 
 
 def record_seats(record: dict[str, Any]) -> list[str]:
