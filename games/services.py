@@ -103,12 +103,11 @@ def duplicate_source(game_id: int, rules: object) -> tuple[Game, object]:
     if original is None:
         raise NotFound("not_found", "No such game.", fields={"duplicate_of": ["no such game"]})
     if original.status != Game.Status.FINISHED:
-        raise Conflict("game_in_progress", "Only a finished game's deals are replayed.")
+        message = "Only a finished game's deals are replayed."
+        raise Conflict("game_in_progress", message, fields={"duplicate_of": [message]})
     if deals_embargoed(original):
-        raise Conflict(
-            "deals_embargoed",
-            "Other games still play these deals; they are replayed once those have ended.",
-        )
+        message = "Other games still play these deals; they are replayed once those have ended."
+        raise Conflict("deals_embargoed", message, fields={"duplicate_of": [message]})
     if rules is not None and parse_rules(rules).to_dict() != original.rules:
         message = "A duplicate game is played under its original's rules."
         raise Invalid(

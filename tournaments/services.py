@@ -113,13 +113,19 @@ def _check_settings(values: Mapping[str, Any]) -> None:
     game_rules(values["rules"], values["hands_per_game"])
     low, high = values["min_rating"], values["max_rating"]
     if low is not None and high is not None and low > high:
-        raise Invalid("invalid", "min_rating is above max_rating.")
+        message = "min_rating is above max_rating."
+        raise Invalid("invalid", message, fields={"min_rating": [message]})
     if not values["humans_allowed"] and not values["bots_allowed"]:
-        raise Invalid("invalid", "Nobody could enter: allow humans, bots or both.")
+        message = "Nobody could enter: allow humans, bots or both."
+        raise Invalid("invalid", message, fields={"humans_allowed": [message]})
     if values["filler_bot"] not in HOUSE_BOTS:
-        raise Invalid("unknown_bot", "filler_bot must be a house bot.", known=list(HOUSE_BOTS))
+        message = "filler_bot must be a house bot."
+        raise Invalid(
+            "unknown_bot", message, known=list(HOUSE_BOTS), fields={"filler_bot": [message]}
+        )
     if values["format"] == Tournament.Format.KNOCKOUT and values["rounds"] is not None:
-        raise Invalid("invalid", "A knockout has as many rounds as it takes; omit rounds.")
+        message = "A knockout has as many rounds as it takes; omit rounds."
+        raise Invalid("invalid", message, fields={"rounds": [message]})
     if values["format"] == Tournament.Format.KNOCKOUT and values["duplicate"]:
         message = (
             "A knockout goes by the ranks at each table: duplicate is for swiss and round robin."
