@@ -16,10 +16,13 @@ CI_REDIS_URL ?= redis://127.0.0.1:6379/0
 
 .PHONY: run test venv lint schema suite suite-service suite-embedded services compose-check browser
 
-$(VENV)/.installed: pyproject.toml
+# The SDK (sdk/, its own package) is installed editable beside the platform, which imports it
+# (bots sign webhook pushes with its signature function); it is not named in pyproject.toml's
+# dependencies, where a bare name would be looked up on the package index.
+$(VENV)/.installed: pyproject.toml sdk/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e ./sdk -e '.[dev]'
 	touch $@
 
 venv: $(VENV)/.installed

@@ -15,12 +15,12 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
+from sergeant_sdk import SIGNATURE_HEADER, signature
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
 from accounts.services import create_bot_player, owned_bot
 from bots.models import BotAccount, WebhookDelivery
 from bots.outbound import ReplyTooLarge, Unresolvable, UnsafeUrl, post, resolve_target
-from bots.sdk import SIGNATURE_HEADER, signature
 from bots.strategies import choose_action
 from core.errors import DomainError, Invalid
 from games.errors import IllegalMove, TurnGone

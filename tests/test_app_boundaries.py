@@ -24,6 +24,8 @@ from tests.support import ROOT
 
 GAMES = ROOT / "games"
 ENGINE = GAMES / "engine"
+#: The SDK, a package of its own (sdk/pyproject.toml) that bot authors install anywhere.
+SDK = ROOT / "sdk" / "sergeant_sdk"
 #: The project's own top-level packages (games, ratings, tournaments, bots, config, tests...).
 PROJECT_PACKAGES = frozenset(p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file())
 #: What games must not import: the apps built on it.
@@ -199,6 +201,19 @@ def test_it_keeps_the_engine_on_the_standard_library_only() -> None:
     ]
 
     assert not bad, report(bad, "games/engine/ imports beyond the standard library")
+
+
+def test_it_keeps_the_sdk_on_httpx_and_the_standard_library() -> None:
+    files = python_files(SDK)
+    bad = [
+        i
+        for p in files
+        for i in imports_in(p)
+        if not i.within("sergeant_sdk") and i.top not in {*sys.stdlib_module_names, "httpx"}
+    ]
+
+    assert SDK / "client.py" in files
+    assert not bad, report(bad, "sdk/sergeant_sdk/ imports beyond httpx and the standard library")
 
 
 def layer_of(package: str) -> int:

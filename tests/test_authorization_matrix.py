@@ -218,9 +218,19 @@ def tournament_with(setup: Callable[[World, int], str]) -> Prepare:
 
 
 def with_entrant(world: World, tournament_id: int) -> str:
-    carl = world.people["carl"].username
-    world.ann().ok("POST", f"/tournaments/{tournament_id}/entrants", 201, json={"player": carl})
-    return f"/entrants/{carl}"
+    carl = world.people["carl"]
+    carl.ok("POST", f"/tournaments/{tournament_id}/register", 201)
+    return f"/entrants/{carl.username}"
+
+
+def invited_by_carl(world: World, caller: str) -> Call:
+    """A new tournament of Carl's that invited Ann (its decline: hers to make)."""
+    carl = world.people["carl"]
+    body = {"name": fresh("carls"), "format": "swiss", "rounds": 1}
+    tournament_id = carl.ok("POST", "/tournaments", 201, json=body)["id"]
+    invite = {"player": world.ann().username}
+    carl.ok("POST", f"/tournaments/{tournament_id}/entrants", 202, json=invite)
+    return Call(f"/tournaments/{tournament_id}/decline")
 
 
 def with_forbidden_pair(world: World, tournament_id: int) -> str:
@@ -287,7 +297,7 @@ def seek_body() -> dict[str, Any]:
 
 def new_seek_of_ann(world: World) -> int:
     """An open seek of Ann's (she has one at a time: any earlier one is cancelled)."""
-    for seek in world.ann().ok("GET", "/seeks"):
+    for seek in world.ann().ok("GET", "/seeks")["results"]:
         world.ann().ok("DELETE", f"/seeks/{seek['id']}", 204)
     return int(world.ann().ok("POST", "/seeks", 201, json=seek_body())["id"])
 
@@ -298,7 +308,7 @@ def seek_as(world: World, caller: str) -> Call:
     if account is not None:
         key = world.headers["bot" if account == "bot" else "human" if account == "ann" else "other"]
         client = Client(world.url, token=key["Authorization"].split()[1])
-        for seek in client.ok("GET", "/seeks"):
+        for seek in client.ok("GET", "/seeks")["results"]:
             client.ok("DELETE", f"/seeks/{seek['id']}", 204)
     return Call("/seeks", seek_body())
 
@@ -452,6 +462,9 @@ ROWS: dict[tuple[str, str], Row] = {
         tournament_with(with_co_organiser), "- x 204 S 204 S 403/not_organiser -"
     ),
     ("POST", T + "/register"): Row(new_tournament("/register"), "- x 201 201 S 201 201 -"),
+    ("POST", T + "/decline"): Row(
+        invited_by_carl, "- x 204 204 S 409/not_invited 409/not_invited -"
+    ),
     ("POST", T + "/withdraw"): Row(
         registered, "- x 204 204 S 409/not_registered 409/not_registered -"
     ),

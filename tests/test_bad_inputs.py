@@ -434,6 +434,13 @@ FORBIDDEN_PAIR = [
     Bad({"players": ["bob", None]}, "players"),
     Bad({"players": ["bob", "cat"], "reason": "feud"}, "reason"),
 ]
+ENTRY = [
+    *NOT_OBJECTS,
+    Bad({"player": 12345}, "player"),
+    Bad({"player": None}, "player"),
+    Bad({"player": "bob", "now": True}, "now"),
+    Bad({"bot": "annbot"}, "bot"),
+]
 ORGANISER = [
     *NOT_OBJECTS,
     Bad({"username": 12345}, "username"),
@@ -455,7 +462,8 @@ def test_it_refuses_bad_tournament_bodies_naming_the_field(api_server: LiveServe
     refuses_all(ann, "POST", f"{path}/forbidden-pairs", FORBIDDEN_PAIR)
     refuses_all(ann, "POST", f"{path}/organisers", ORGANISER)
 
-    refuses_all(ann, "POST", f"{path}/register", NO_BODY)
+    refuses_all(ann, "POST", f"{path}/register", ENTRY)
+    refuses_all(ann, "POST", f"{path}/decline", ENTRY)
     refuses_all(ann, "POST", f"{path}/withdraw", NO_BODY)
     refuses_all(ann, "POST", f"{path}/start", NO_BODY)
 

@@ -1,4 +1,4 @@
-"""The example bot (``python -m bots.example``) plays whole games against the running
+"""The example bot (``python -m sergeant_sdk.example``) plays whole games against the running
 platform, through the SDK only, beside house bots: several at once on one stream, as bot
 accounts do (their turns in different games commit in any order)."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+from sergeant_sdk import ApiError, Client
 
-from bots.sdk import ApiError, Client
 from games.models import Game, GameEvent, GamePlayer
 from tests.api_client import register
 from tests.conftest import LiveServer, WorkerInfo
@@ -43,13 +43,16 @@ def test_it_plays_full_games_at_once_with_the_example_bot(
         [
             str(VENV_BIN / "python"),
             "-m",
-            "bots.example",
+            "sergeant_sdk.example",
             "--server",
             api_server.url,
             "--token",
             bot["token"],
             "--games",
             str(GAMES),
+            # The test settings rate no game by themselves: no rating change to wait for.
+            "--rating-wait",
+            "0",
         ],
         cwd=ROOT,
         env=clean_env(),
@@ -59,6 +62,8 @@ def test_it_plays_full_games_at_once_with_the_example_bot(
     )
     assert done.returncode == 0, done.stderr
     assert "playing as examplebot" in done.stderr
+    reported = sorted(int(line.split(":")[0].split()[1]) for line in done.stdout.splitlines())
+    assert reported == sorted(game_ids)  # a line for each game, as it finished
 
     games = list(Game.objects.filter(pk__in=game_ids))
     assert len(games) == GAMES

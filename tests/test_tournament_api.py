@@ -85,8 +85,10 @@ def test_it_refuses_organiser_actions_to_everyone_else(api_server: LiveServer) -
         error_of(response, 403, "not_organiser")
 
     ann.ok("POST", f"{base}/organisers", 201, json={"username": "bob"})
-    added = bob.ok("POST", f"{base}/entrants", 201, json={"player": "cat"})
+    invited = bob.ok("POST", f"{base}/entrants", 202, json={"player": "cat"})
+    added = cat.ok("POST", f"{base}/register", 201)
 
+    assert (invited["player"], invited["invited_by"]) == ("cat", "bob")
     assert added["username"] == "cat"
     assert ann.ok("GET", f"{base}/organisers")["organisers"] == ["ann", "bob"]
     error_of(cat.post(f"{base}/start"), 403, "not_organiser")
@@ -116,11 +118,13 @@ def test_it_lets_players_and_bots_enter_within_the_limits(api_server: LiveServer
 
 
 def test_it_keeps_every_organiser_action_in_the_audit_log(api_server: LiveServer) -> None:
-    ann, bob, _cat = (register(api_server.url, name) for name in ("ann", "bob", "cat"))
+    ann, bob, cat = (register(api_server.url, name) for name in ("ann", "bob", "cat"))
     tid = create(ann)["id"]
     base = f"/tournaments/{tid}"
     ann.ok("POST", f"{base}/organisers", 201, json={"username": "bob"})
-    for player in ("cat", "house:heuristic", "house:heuristic", "house:random"):
+    ann.ok("POST", f"{base}/entrants", 202, json={"player": "cat"})
+    cat.ok("POST", f"{base}/register", 201)  # accepting is not an organiser action
+    for player in ("house:heuristic", "house:heuristic", "house:random"):
         ann.ok("POST", f"{base}/entrants", 201, json={"player": player})
     pair = bob.ok("POST", f"{base}/forbidden-pairs", 201, json={"players": ["cat", "ann"]})
     bob.ok("DELETE", f"{base}/forbidden-pairs/{pair['id']}", 204)
@@ -133,7 +137,7 @@ def test_it_keeps_every_organiser_action_in_the_audit_log(api_server: LiveServer
     assert [(e["actor"], e["action"]) for e in log] == [
         ("ann", "created"),
         ("ann", "co_organiser_added"),
-        ("ann", "entrant_added"),
+        ("ann", "entrant_invited"),
         ("ann", "entrant_added"),
         ("ann", "entrant_added"),
         ("ann", "entrant_added"),

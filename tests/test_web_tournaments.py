@@ -249,9 +249,19 @@ def test_it_lets_the_organiser_add_house_bots_and_people_then_start() -> None:
     for hook in ('data-action="start"', 'data-action="add-house-bot"', 'data-action="add-entrant"'):
         assert hook in page
 
-    for player in ("house:random", "house:random", "house:strong", "bob", "house:heuristic"):
+    for player in ("house:random", "house:random", "house:strong"):
         response = client.post(f"{base}/entrants", {"player": player})
         assert response.status_code == 302
+    # Bob is a person: he is invited, and entered once he accepts on the page.
+    invited = html(client.post(f"{base}/entrants", {"player": "bob"}, follow=True))
+    assert "Invited bob" in invited
+    assert 'data-action="cancel-invitation"' in section(invited, 'id="organise"')
+    bobs_page = html(logged_in(bob).get(base))
+    assert "ann invited you to play." in bobs_page
+    assert 'data-action="decline-invitation"' in bobs_page
+    accepted = logged_in(bob).post(f"{base}/register", follow=True)
+    assert "You are entered." in html(accepted)
+    client.post(f"{base}/entrants", {"player": "house:heuristic"})
     client.post(f"{base}/entrants/remove", {"name": "house:heuristic #1"})
     missing = client.post(f"{base}/entrants", {"player": "nobody"}, follow=True)
     assert "No player" in html(missing)

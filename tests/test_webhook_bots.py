@@ -16,12 +16,12 @@ import pytest
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
 from django.test import override_settings
+from sergeant_sdk import SIGNATURE_HEADER, verify_signature
+from sergeant_sdk.example import choose
 
 from accounts.services import register_player
 from bots import outbound
-from bots.example import choose
 from bots.models import BotAccount, WebhookDelivery
-from bots.sdk import SIGNATURE_HEADER, verify_signature
 from bots.services import create_bot_account
 from core.errors import DomainError
 from games import services

@@ -8,6 +8,7 @@ from tournaments.models import (
     AuditEntry,
     Entrant,
     ForbiddenPair,
+    Invitation,
     Result,
     Round,
     Tournament,
@@ -27,6 +28,18 @@ class ForbiddenPairInline(admin.TabularInline):
     raw_id_fields = ("first", "second")
 
 
+class InvitationInline(admin.TabularInline):
+    """Read-only: invitations are answered by the invited (docs/tournaments.md)."""
+
+    model = Invitation
+    extra = 0
+    can_delete = False
+    readonly_fields = ("player", "invited_by", "status", "created_at", "answered_at")
+
+    def has_add_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+
 class AuditInline(admin.TabularInline):
     model = AuditEntry
     extra = 0
@@ -44,7 +57,7 @@ class TournamentAdmin(admin.ModelAdmin):
     raw_id_fields = ("created_by",)
     filter_horizontal = ("co_organisers",)
     readonly_fields = ("status", "current_round", "started_at", "finished_at")
-    inlines = [EntrantInline, ForbiddenPairInline, AuditInline]
+    inlines = [EntrantInline, InvitationInline, ForbiddenPairInline, AuditInline]
 
 
 class TableInline(admin.TabularInline):

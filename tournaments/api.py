@@ -12,17 +12,20 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.auth import caller, require_scope
-from accounts.models import ApiToken
+from accounts.models import ApiToken, Player
 from api.pagination import paginate, paginated
 from api.requests import choice_param, int_param, no_body, valid
 from api.schema import ERROR
 from core.errors import Invalid
 from tournaments import selectors, services
+from tournaments.models import Invitation
 from tournaments.serializers import (
     AuditEntrySerializer,
     EntrantSerializer,
+    EntrySerializer,
     ForbiddenPairInputSerializer,
     ForbiddenPairSerializer,
+    InvitationSerializer,
     OrganiserSerializer,
     OrganisersSerializer,
     RoundDetailSerializer,
@@ -40,8 +43,9 @@ STATUSES = ("registering", "running", "finished")
 NO_CONTENT = OpenApiResponse(description="done")
 
 
-def _detail(tournament_id: int, status: int = 200) -> Response:
-    return Response(selectors.tournament_detail(tournament_id), status=status)
+def _detail(request: Request, tournament_id: int, status: int = 200) -> Response:
+    viewer = request.user if isinstance(request.user, Player) else None
+    return Response(selectors.tournament_detail(tournament_id, viewer), status=status)
 
 
 def _summaries(tournaments: list[Any]) -> list[dict[str, Any]]:
@@ -77,7 +81,7 @@ class TournamentsView(APIView):
         """
         data = valid(TournamentSettingsSerializer, request.data)
         tournament = services.create_tournament(caller(request), data)
-        return _detail(tournament.pk, 201)
+        return _detail(request, tournament.pk, 201)
 
 
 class TournamentView(APIView):
@@ -91,10 +95,11 @@ class TournamentView(APIView):
     def get(self, request: Request, tournament_id: int) -> Response:
         """A tournament.
 
-        Its settings, `organisers`, `players`, `forbidden_pairs`, `rounds` with their tables and
-        games, `standings` and `audit`.
+        Its settings, `organisers`, `players`, `invitations` (pending; all to an organiser,
+        else those the caller answers), `forbidden_pairs`, `rounds` with their tables and games,
+        `standings` and `audit`.
         """
-        return _detail(tournament_id)
+        return _detail(request, tournament_id)
 
     @extend_schema(
         operation_id="tournaments_update",
@@ -108,7 +113,7 @@ class TournamentView(APIView):
         """
         changes = valid(TournamentSettingsSerializer, request.data, partial=True)
         services.update_tournament(caller(request), tournament_id, changes)
-        return _detail(tournament_id)
+        return _detail(request, tournament_id)
 
 
 class RegisterView(APIView):
@@ -116,17 +121,38 @@ class RegisterView(APIView):
 
     @extend_schema(
         operation_id="tournaments_register",
-        request=None,
-        responses={201: EntrantSerializer, 404: ERROR, 409: ERROR},
+        request=EntrySerializer,
+        responses={201: EntrantSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
     )
     def post(self, request: Request, tournament_id: int) -> Response:
         """Enter a tournament.
 
-        The caller enters before the start → 201 the entrant.
+        The caller enters, or enters its bot account `player`, before the start; a pending
+        invitation for that account is accepted (the kind and rating limits waived) → 201 the
+        entrant.
         """
-        no_body(request.data)
-        entrant = services.register(caller(request), tournament_id)
-        return Response(selectors.entrant_data(entrant), status=201)
+        data = valid(EntrySerializer, request.data)
+        found = services.register(caller(request), tournament_id, data.get("player"))
+        return Response(selectors.entrant_data(found), status=201)
+
+
+class DeclineView(APIView):
+    permission_classes = [CanPlay]
+
+    @extend_schema(
+        operation_id="tournaments_decline",
+        request=EntrySerializer,
+        responses={204: NO_CONTENT, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        """Decline an invitation.
+
+        The caller declines its pending invitation, or that of its bot account `player` → 204;
+        409 `not_invited`.
+        """
+        data = valid(EntrySerializer, request.data)
+        services.decline(caller(request), tournament_id, data.get("player"))
+        return Response(status=204)
 
 
 class WithdrawView(APIView):
@@ -162,16 +188,28 @@ class EntrantsView(APIView):
     @extend_schema(
         operation_id="tournaments_entrants_add",
         request=UsernameSerializer,
-        responses={201: EntrantSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
+        responses={
+            201: EntrantSerializer,
+            202: InvitationSerializer,
+            400: ERROR,
+            403: ERROR,
+            404: ERROR,
+            409: ERROR,
+        },
     )
     def post(self, request: Request, tournament_id: int) -> Response:
         """Enter someone in a tournament.
 
-        An organiser enters a person, a bot account or a house bot (`player`) → 201 the entrant.
+        An organiser enters a house bot, themselves or a bot account of their own (`player`) →
+        201 the entrant; another person or another owner's bot is invited → 202 the invitation
+        (a `tournament_invite` line on the stream of the person or the bot's owner, who accepts
+        with `register`).
         """
         data = valid(UsernameSerializer, request.data)
-        entrant = services.add_entrant(caller(request), tournament_id, data["player"])
-        return Response(selectors.entrant_data(entrant), status=201)
+        added = services.add_entrant(caller(request), tournament_id, data["player"])
+        if isinstance(added, Invitation):
+            return Response(selectors.invitation_data(added), status=202)
+        return Response(selectors.entrant_data(added), status=201)
 
 
 class EntrantView(APIView):
@@ -184,7 +222,7 @@ class EntrantView(APIView):
     def delete(self, request: Request, tournament_id: int, name: str) -> Response:
         """Remove an entrant.
 
-        An organiser, before the start → 204.
+        An organiser, before the start (or cancels a pending invitation of `name`) → 204.
         """
         services.remove_entrant(caller(request), tournament_id, name)
         return Response(status=204)
@@ -205,7 +243,7 @@ class StartView(APIView):
         """
         no_body(request.data)
         services.start(caller(request), tournament_id)
-        return _detail(tournament_id)
+        return _detail(request, tournament_id)
 
 
 class StandingsView(APIView):

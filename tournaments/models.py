@@ -114,6 +114,44 @@ class Entrant(models.Model):
         return f"{self.name} in {self.tournament_id}"
 
 
+class Invitation(models.Model):
+    """An organiser's entry of someone else: a person, or another owner's bot account. The
+    player (a bot's owner for a bot) accepts with ``register`` or declines; one never
+    answered lapses when the tournament starts (docs/tournaments.md, decision 0042)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        DECLINED = "declined"
+        CANCELLED = "cancelled"
+        LAPSED = "lapsed"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="invitations")
+    # The account to enter: a person, or a bot account (its owner answers).
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="tournament_invitations"
+    )
+    invited_by = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default="pending")
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "player"],
+                condition=Q(status="pending"),
+                name="one_pending_invitation_per_player",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} invited to {self.tournament_id} ({self.status})"
+
+
 class Round(models.Model):
     class Status(models.TextChoices):
         PLAYING = "playing"

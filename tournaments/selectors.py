@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
+from accounts.models import Player
 from core.errors import NotFound
 from games.models import Game
 from games.selectors import iso
@@ -14,6 +15,7 @@ from tournaments import seating
 from tournaments.models import (
     AuditEntry,
     Entrant,
+    Invitation,
     Result,
     Round,
     Tournament,
@@ -284,13 +286,61 @@ def organisers_data(tournament: Tournament) -> list[str]:
     ]
 
 
-def tournament_detail(tournament_id: int) -> dict[str, Any]:
+def invitation_data(invitation: Invitation) -> dict[str, Any]:
+    player = invitation.player
+    owner = player.owner if player.is_bot and player.owner_id else player
+    return {
+        "id": invitation.pk,
+        "tournament": invitation.tournament_id,
+        "player": player.username,
+        "is_bot": player.is_bot,
+        "owner": owner.username,
+        "invited_by": invitation.invited_by.username if invitation.invited_by else None,
+        "status": invitation.status,
+        "created_at": iso(invitation.created_at),
+    }
+
+
+def invitation_line(invitation: Invitation) -> dict[str, Any]:
+    """The ``tournament_invite`` stream line's fields."""
+    found = invitation.tournament
+    return {
+        "invitation": invitation.pk,
+        "tournament": found.pk,
+        "name": found.name,
+        "player": invitation.player.username,
+        "invited_by": invitation.invited_by.username if invitation.invited_by else None,
+        "format": found.format,
+        "starts_at": iso(found.starts_at),
+    }
+
+
+def invitations_shown(found: Tournament, viewer: Player | None) -> list[dict[str, Any]]:
+    """The pending invitations a viewer may see: all of them for an organiser; those the
+    viewer answers (its own, its bots') for anyone else; none without a viewer."""
+    if viewer is None:
+        return []
+    rows = found.invitations.filter(status=Invitation.Status.PENDING).select_related(
+        "player__owner", "invited_by"
+    )
+    organiser = (
+        found.created_by_id == viewer.pk or found.co_organisers.filter(pk=viewer.pk).exists()
+    )
+    if not organiser:
+        rows = rows.filter(Q(player=viewer) | Q(player__owner=viewer, player__is_bot=True))
+    return [invitation_data(i) for i in rows]
+
+
+def tournament_detail(tournament_id: int, viewer: Player | None = None) -> dict[str, Any]:
+    """The tournament as ``viewer`` sees it (pending invitations: see
+    :func:`invitations_shown`)."""
     found = tournament(tournament_id)
     names = _names(found)
     return {
         **tournament_summary(found),
         "organisers": organisers_data(found),
         "players": entrants_data(found),
+        "invitations": invitations_shown(found, viewer),
         "forbidden_pairs": forbidden_pairs_data(found),
         "rounds": [round_data(found, r, names) for r in found.round_set.all()],
         "standings": standings_data(found),

@@ -102,6 +102,18 @@ class UsernameSerializer(StrictSerializer):
     )
 
 
+class EntrySerializer(StrictSerializer):
+    """``register`` and ``decline``: the caller itself (no body, ``{}``), or a bot account the
+    caller owns."""
+
+    player = serializers.CharField(
+        max_length=150,
+        required=False,
+        help_text="a bot account of the caller's (its owner answers its invitation); "
+        "left out: the caller",
+    )
+
+
 class OrganiserSerializer(StrictSerializer):
     username = serializers.CharField(max_length=150)
 
@@ -155,6 +167,17 @@ class EntrantSerializer(serializers.Serializer[Any]):
     status = serializers.CharField(help_text="active, withdrawn or eliminated")
     rating = serializers.FloatField(allow_null=True)
     seed = serializers.IntegerField(allow_null=True)
+
+
+class InvitationSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    tournament = serializers.IntegerField()
+    player = serializers.CharField(help_text="the account invited: a person or a bot account")
+    is_bot = serializers.BooleanField()
+    owner = serializers.CharField(help_text="who answers: the person, or the bot account's owner")
+    invited_by = serializers.CharField(allow_null=True)
+    status = serializers.CharField(help_text="pending, accepted, declined, cancelled or lapsed")
+    created_at = serializers.DateTimeField()
 
 
 class StandingSerializer(serializers.Serializer[Any]):
@@ -226,6 +249,11 @@ class ForbiddenPairSerializer(serializers.Serializer[Any]):
 class TournamentDetailSerializer(TournamentSerializer):
     organisers = serializers.ListField(child=serializers.CharField())
     players = EntrantSerializer(many=True)
+    invitations = InvitationSerializer(
+        many=True,
+        help_text="pending invitations: all of them to an organiser, to anyone else those "
+        "they answer (their own, their bots'), none without a token",
+    )
     forbidden_pairs = ForbiddenPairSerializer(many=True)
     rounds = RoundSerializer(many=True)
     standings = StandingSerializer(many=True)

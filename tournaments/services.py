@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
-from accounts.services import HOUSE_BOTS, house_bot
+from accounts.services import HOUSE_BOTS, house_bot, owned_bot
 from core.errors import Conflict, Invalid, NotAllowed, NotFound
 from games import services as games
 from games.models import Game
@@ -28,12 +28,13 @@ from tournaments.models import (
     AuditEntry,
     Entrant,
     ForbiddenPair,
+    Invitation,
     Result,
     Round,
     Tournament,
     TournamentTable,
 )
-from tournaments.selectors import entrant_history, standings_order
+from tournaments.selectors import entrant_history, invitation_line, standings_order
 
 #: Where seeding ratings come from (the ratings app can register one): called with players
 #: and the tournament's rules, returns {player_id: rating}; players left out are unrated.
@@ -210,30 +211,71 @@ def _human(username: str) -> Player:
 # --- Entry ----------------------------------------------------------------------------------
 
 
-def register(player: Player, tournament_id: int) -> Entrant:
-    """The caller enters (a human, or a bot account with its own token)."""
+def register(player: Player, tournament_id: int, username: str | None = None) -> Entrant:
+    """The caller enters, or enters a bot account it owns (``username``).
+
+    With a pending invitation for that account (an organiser's, see :func:`add_entrant`),
+    this accepts it: the entry limits on kind and rating are waived, as for any organiser's
+    entry. Without one, the limits hold. Anyone may enter themselves, and an owner their own
+    bot, as a bot may with its own token."""
     with transaction.atomic():
         tournament = _locked(tournament_id)
         _require_registering(tournament)
-        if player.is_bot and not tournament.bots_allowed:
-            raise Conflict("bots_not_allowed", "This tournament is for humans only.")
-        if not player.is_bot and not tournament.humans_allowed:
-            raise Conflict("humans_not_allowed", "This tournament is for bots only.")
-        rating = ratings_of([player], tournament.rules).get(player.pk)
-        low, high = tournament.min_rating, tournament.max_rating
-        if (low is not None or high is not None) and (
-            rating is None
-            or (low is not None and rating < low)
-            or (high is not None and rating > high)
-        ):
-            raise Conflict(
-                "rating_out_of_range",
-                "Your rating is outside the tournament's range.",
-                rating=rating,
-                min_rating=low,
-                max_rating=high,
-            )
-        return _enter(tournament, player, player.username, is_house=False)
+        entering = _answering_for(player, username)
+        invitation = _pending_invitation(tournament, entering)
+        if invitation is None:
+            _check_limits(tournament, entering)
+        entrant = _enter(tournament, entering, entering.username, is_house=False)
+        if invitation is not None:
+            _answer(invitation, Invitation.Status.ACCEPTED)
+        return entrant
+
+
+def decline(player: Player, tournament_id: int, username: str | None = None) -> None:
+    """The caller declines its invitation, or the invitation of a bot account it owns."""
+    with transaction.atomic():
+        tournament = _locked(tournament_id)
+        entering = _answering_for(player, username)
+        invitation = _pending_invitation(tournament, entering)
+        if invitation is None:
+            raise Conflict("not_invited", f"No pending invitation for '{entering.username}'.")
+        _answer(invitation, Invitation.Status.DECLINED)
+
+
+def _answering_for(player: Player, username: str | None) -> Player:
+    """The account a register or decline is about: the caller, or the caller's bot."""
+    if username is None or username == player.username:
+        return player
+    return owned_bot(player, username=username)
+
+
+def _pending_invitation(tournament: Tournament, player: Player) -> Invitation | None:
+    return tournament.invitations.filter(player=player, status=Invitation.Status.PENDING).first()
+
+
+def _answer(invitation: Invitation, status: str) -> None:
+    invitation.status = status
+    invitation.answered_at = timezone.now()
+    invitation.save(update_fields=["status", "answered_at"])
+
+
+def _check_limits(tournament: Tournament, player: Player) -> None:
+    if player.is_bot and not tournament.bots_allowed:
+        raise Conflict("bots_not_allowed", "This tournament is for humans only.")
+    if not player.is_bot and not tournament.humans_allowed:
+        raise Conflict("humans_not_allowed", "This tournament is for bots only.")
+    rating = ratings_of([player], tournament.rules).get(player.pk)
+    low, high = tournament.min_rating, tournament.max_rating
+    if (low is not None or high is not None) and (
+        rating is None or (low is not None and rating < low) or (high is not None and rating > high)
+    ):
+        raise Conflict(
+            "rating_out_of_range",
+            "Your rating is outside the tournament's range.",
+            rating=rating,
+            min_rating=low,
+            max_rating=high,
+        )
 
 
 def _enter(tournament: Tournament, player: Player, name: str, is_house: bool) -> Entrant:
@@ -275,22 +317,54 @@ def _drop(tournament: Tournament, entrant: Entrant) -> None:
         entrant.save(update_fields=["status"])
 
 
-def add_entrant(actor: Player, tournament_id: int, username: str) -> Entrant:
-    """An organiser enters a player, a bot account or a house bot (``house:...``). The
-    entry limits on kind and rating are the organiser's to waive; the size limit holds."""
+def enters_directly(actor: Player, player: Player) -> bool:
+    """Whether an organiser's entry of ``player`` takes effect at once: a house bot, the
+    organiser, or a bot account of the organiser's. Anyone else is invited."""
+    return (
+        player.is_house_bot
+        or player.pk == actor.pk
+        or (player.is_bot and player.owner_id == actor.pk)
+    )
+
+
+def add_entrant(actor: Player, tournament_id: int, username: str) -> Entrant | Invitation:
+    """An organiser enters a house bot (``house:...``), themselves or a bot account of
+    their own: the entrant. Another person, or another owner's bot, is invited instead: the
+    invitation, with a ``tournament_invite`` line on the stream of that person or the bot's
+    owner, who accepts with ``register``. The entry limits on kind and rating are the
+    organiser's to waive (at once, or when the invitation is accepted); the size limit
+    holds."""
     with transaction.atomic():
         tournament = _locked(tournament_id)
         _require_organiser(tournament, actor)
         _require_registering(tournament)
         if username.startswith(HOUSE_BOT_PREFIX):
             entrant = _enter(tournament, house_bot(username), username, is_house=True)
-        else:
-            player = Player.objects.filter(username=username, is_active=True).first()
-            if player is None:
-                raise NotFound("not_found", f"No player '{username}'.")
+            _audit(tournament, actor, "entrant_added", entrant=entrant.name)
+            return entrant
+        player = Player.objects.filter(username=username, is_active=True).first()
+        if player is None or player.is_house_bot:
+            raise NotFound("not_found", f"No player '{username}'.")
+        if enters_directly(actor, player):
             entrant = _enter(tournament, player, player.username, is_house=False)
-        _audit(tournament, actor, "entrant_added", entrant=entrant.name)
-    return entrant
+            _audit(tournament, actor, "entrant_added", entrant=entrant.name)
+            return entrant
+        return _invite(tournament, actor, player)
+
+
+def _invite(tournament: Tournament, actor: Player, player: Player) -> Invitation:
+    if tournament.entrants.filter(player=player, is_house=False).exists():
+        raise Conflict("already_registered", f"'{player.username}' is already entered.")
+    if _pending_invitation(tournament, player) is not None:
+        raise Conflict("already_invited", f"'{player.username}' is already invited.")
+    limit = tournament.max_players
+    if limit is not None and tournament.entrants.count() >= limit:
+        raise Conflict("tournament_full", f"The tournament is full ({limit} players).")
+    invitation = Invitation.objects.create(tournament=tournament, player=player, invited_by=actor)
+    recipient = player.owner_id if player.is_bot and player.owner_id else player.pk
+    delivery.send([recipient], type="tournament_invite", payload=invitation_line(invitation))
+    _audit(tournament, actor, "entrant_invited", player=player.username)
+    return invitation
 
 
 def remove_entrant(actor: Player, tournament_id: int, name: str) -> None:
@@ -299,7 +373,14 @@ def remove_entrant(actor: Player, tournament_id: int, name: str) -> None:
         _require_organiser(tournament, actor)
         entrant = tournament.entrants.filter(name=name).first()
         if entrant is None or entrant.status == Entrant.Status.WITHDRAWN:
-            raise NotFound("not_found", f"No entrant '{name}'.")
+            invitation = tournament.invitations.filter(
+                player__username=name, status=Invitation.Status.PENDING
+            ).first()
+            if invitation is None:
+                raise NotFound("not_found", f"No entrant '{name}'.")
+            _answer(invitation, Invitation.Status.CANCELLED)
+            _audit(tournament, actor, "invitation_cancelled", player=name)
+            return
         _drop(tournament, entrant)
         _audit(tournament, actor, "entrant_removed", entrant=name)
 
@@ -386,6 +467,10 @@ def _start(tournament: Tournament, actor: Player | None) -> None:
     tournament.status = Tournament.Status.RUNNING
     tournament.started_at = timezone.now()
     tournament.save(update_fields=["rounds", "status", "started_at"])
+    # Invitations never answered lapse: the invited are not entered.
+    tournament.invitations.filter(status=Invitation.Status.PENDING).update(
+        status=Invitation.Status.LAPSED, answered_at=tournament.started_at
+    )
     _audit(tournament, actor, "started", entrants=len(entrants), rounds=tournament.rounds)
     _open_round(tournament, 1)
 

@@ -10,6 +10,7 @@ urlpatterns = [
     path("tournaments", api.TournamentsView.as_view(), name="tournaments"),
     path(T, api.TournamentView.as_view(), name="tournament"),
     path(f"{T}/register", api.RegisterView.as_view(), name="tournament-register"),
+    path(f"{T}/decline", api.DeclineView.as_view(), name="tournament-decline"),
     path(f"{T}/withdraw", api.WithdrawView.as_view(), name="tournament-withdraw"),
     path(f"{T}/entrants", api.EntrantsView.as_view(), name="tournament-entrants"),
     path(f"{T}/entrants/<str:name>", api.EntrantView.as_view(), name="tournament-entrant"),

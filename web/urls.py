@@ -67,6 +67,11 @@ urlpatterns = [
         name="web-tournament-register",
     ),
     path(
+        "tournaments/<int:tournament_id>/decline",
+        tournaments.decline,
+        name="web-tournament-decline",
+    ),
+    path(
         "tournaments/<int:tournament_id>/withdraw",
         tournaments.withdraw,
         name="web-tournament-withdraw",

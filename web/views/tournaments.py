@@ -24,6 +24,7 @@ from accounts.models import Player
 from accounts.services import HOUSE_BOTS
 from core.errors import DomainError, Invalid
 from tournaments import selectors, services
+from tournaments.models import Invitation
 from tournaments.serializers import (
     ForbiddenPairInputSerializer,
     OrganiserSerializer,
@@ -92,8 +93,8 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
 def _page_context(
     request: HttpRequest, tournament_id: int, settings_form: TournamentForm | None = None
 ) -> dict[str, Any]:
-    detail = selectors.tournament_detail(tournament_id)
     person = signed_in(request)
+    detail = selectors.tournament_detail(tournament_id, person)
     # The organisers as the API lists them: the people services.is_organiser lets act.
     organiser = person is not None and person.username in detail["organisers"]
     entrants = {e["username"]: e for e in detail["players"]}
@@ -104,12 +105,16 @@ def _page_context(
         settings_form = TournamentForm.of(detail)
     overdue = [r["number"] for r in rounds if r["overdue"]] if organiser else []
     viewer = person.username if person else None
+    # The invitations the person answers (their own, their bots'); an organiser sees all.
+    answering = [i for i in detail["invitations"] if i["owner"] == viewer]
     return {
         "t": detail,
         "person": person,
         "organiser": organiser,
         "entrants": entrants,
         "mine": mine,
+        "answering": answering,
+        "invited": any(i["player"] == viewer for i in answering),
         "my_table": table_of(detail, viewer) if mine and viewer else None,
         "registering": registering,
         "rounds": rounds,
@@ -185,11 +190,25 @@ def _back(tournament_id: int, anchor: str = "") -> HttpResponse:
 @login_required
 @require_POST
 def register(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Enter, or accept an invitation (the person's own, or one of their bot's: ``player``)."""
+    bot = request.POST.get("player") or None
     return _act(
         request,
         tournament_id,
-        lambda person: services.register(person, tournament_id),
-        "You are entered.",
+        lambda person: services.register(person, tournament_id, bot),
+        f"{bot} is entered." if bot else "You are entered.",
+    )
+
+
+@login_required
+@require_POST
+def decline(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    bot = request.POST.get("player") or None
+    return _act(
+        request,
+        tournament_id,
+        lambda person: services.decline(person, tournament_id, bot),
+        "Invitation declined.",
     )
 
 
@@ -210,13 +229,20 @@ def add_entrant(request: HttpRequest, tournament_id: int) -> HttpResponse:
     data = _posted(request, UsernameSerializer, {"player": request.POST.get("player", "")})
     if data is None:
         return _back(tournament_id, "#organise")
-    return _act(
-        request,
-        tournament_id,
-        lambda person: services.add_entrant(person, tournament_id, data["player"]),
-        f"Entered {data['player']}.",
-        "#organise",
-    )
+    person = signed_in(request)
+    assert person is not None  # login_required
+    try:
+        added = services.add_entrant(person, tournament_id, data["player"])
+    except DomainError as error:
+        messages.error(request, error.message)
+    else:
+        if isinstance(added, Invitation):
+            messages.success(
+                request, f"Invited {data['player']}: entered once they accept (before the start)."
+            )
+        else:
+            messages.success(request, f"Entered {data['player']}.")
+    return _back(tournament_id, "#organise")
 
 
 @login_required

@@ -1,9 +1,9 @@
 """A small Python client for the Sergeant Major API (docs/api.md), for bot authors.
 
-Standalone: it needs only ``httpx`` (no Django, nothing else from this project), so a bot
-can copy this one file. ::
+Standalone: it needs only ``httpx`` (no Django, nothing else from the platform): install the
+package (``pip install ./sdk``), or copy this one file. ::
 
-    from bots.sdk import Client
+    from sergeant_sdk import Client
 
     client = Client("http://127.0.0.1:8000", token="...")
     for turn in client.turns():           # reconnecting stream of your_turn lines
@@ -31,6 +31,24 @@ log = logging.getLogger("sergeant.sdk")
 
 #: The header of a webhook push carrying ``sha256=<hex HMAC-SHA256 of the body>``.
 SIGNATURE_HEADER = "X-Signature"
+
+#: The ``type`` of the stream's lines (docs/api.md "The stream").
+LINE_TYPES = (
+    "your_turn",
+    "game_start",
+    "game_finish",
+    "table_canceled",
+    "tournament_round",
+    "tournament_invite",
+    "challenge",
+    "challenge_accepted",
+    "challenge_declined",
+    "challenge_canceled",
+    "challenge_expired",
+    "arena_joined",
+    "arena_left",
+    "arena_removed",
+)
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -117,6 +135,8 @@ class Client:
                 except ValueError:
                     error = {"code": "http_error", "message": response.text[:200]}
                 raise ApiError(response.status_code, error)
+            if response.status_code == 204 or not response.content:
+                return None
             return response.json()
 
     def me(self) -> dict[str, Any]:
@@ -172,6 +192,130 @@ class Client:
         if seat is not None:
             body["seat"] = seat
         return dict(self._call("POST", f"tables/{table_id}/bots", body))
+
+    def cancel_table(self, table_id: int) -> None:
+        """``DELETE /tables/{id}``: the creator cancels an open table (no game yet)."""
+        self._call("DELETE", f"tables/{table_id}")
+
+    def resign(self, game_id: int) -> dict[str, Any]:
+        """Give up a game: the seat passes to ``house:heuristic``, the caller ranks last.
+        Returns the caller's view."""
+        return dict(self._call("POST", f"games/{game_id}/resign", {}))
+
+    # --- finding games: challenges, seeks, the arena --------------------------------------
+
+    def challenge(
+        self,
+        to: str | list[str],
+        rules: str | Mapping[str, Any] = "classic",
+        rated: bool = True,
+        move_seconds: int = 60,
+    ) -> dict[str, Any]:
+        """``POST /challenges``: invite one or two others (``"house:..."`` may fill a seat).
+        The game starts when all have accepted (``game_start`` on the stream)."""
+        names = [to] if isinstance(to, str) else list(to)
+        body = {"to": names, "rules": rules, "rated": rated, "move_seconds": move_seconds}
+        return dict(self._call("POST", "challenges", body))
+
+    def challenges(self) -> Any:
+        """``GET /challenges``: the caller's pending challenges, in and out."""
+        return self._call("GET", "challenges")
+
+    def accept_challenge(self, challenge_id: int) -> dict[str, Any]:
+        return dict(self._call("POST", f"challenges/{challenge_id}/accept", {}) or {})
+
+    def decline_challenge(self, challenge_id: int) -> dict[str, Any]:
+        return dict(self._call("POST", f"challenges/{challenge_id}/decline", {}) or {})
+
+    def cancel_challenge(self, challenge_id: int) -> dict[str, Any]:
+        return dict(self._call("POST", f"challenges/{challenge_id}/cancel", {}) or {})
+
+    def seek(
+        self,
+        rules: str | Mapping[str, Any] = "classic",
+        rated: bool = True,
+        move_seconds: int = 60,
+        rating_range: tuple[float | None, float | None] | None = None,
+        house_bots_after: int | None = None,
+    ) -> dict[str, Any]:
+        """``POST /seeks``: join the quick-play queue (``game_start`` when seated); with
+        ``house_bots_after`` seconds, house bots fill the seats still empty by then."""
+        body: dict[str, Any] = {"rules": rules, "rated": rated, "move_seconds": move_seconds}
+        if rating_range is not None:
+            body["rating_range"] = list(rating_range)
+        if house_bots_after is not None:
+            body["house_bots_after"] = house_bots_after
+        return dict(self._call("POST", "seeks", body))
+
+    def cancel_seek(self, seek_id: int) -> None:
+        """``DELETE /seeks/{id}``: leave the queue."""
+        self._call("DELETE", f"seeks/{seek_id}")
+
+    def arena_join(self, pool: str | None = None) -> Any:
+        """``POST /arena/join`` (a bot's token): be seated game after game in a pool's arena."""
+        return self._call("POST", "arena/join", {} if pool is None else {"pool": pool})
+
+    def arena_leave(self, pool: str | None = None) -> Any:
+        """``POST /arena/leave``: out of a pool's arena (a game under way plays on)."""
+        return self._call("POST", "arena/leave", {} if pool is None else {"pool": pool})
+
+    def arena(self, pool: str | None = None) -> dict[str, Any]:
+        """``GET /arena``: the bots in it, its games and leaderboard."""
+        params = {} if pool is None else {"pool": pool}
+        return dict(self._call("GET", "arena", params=params))
+
+    # --- tournaments ----------------------------------------------------------------------
+
+    def register_tournament(self, tournament_id: int, player: str | None = None) -> Any:
+        """Enter a tournament, or enter your bot account ``player`` (accepting its
+        invitation, if an organiser sent one)."""
+        body = {} if player is None else {"player": player}
+        return self._call("POST", f"tournaments/{tournament_id}/register", body)
+
+    def decline_tournament(self, tournament_id: int, player: str | None = None) -> None:
+        body = {} if player is None else {"player": player}
+        self._call("POST", f"tournaments/{tournament_id}/decline", body)
+
+    # --- players, ratings and bots --------------------------------------------------------
+
+    def player(self, username: str) -> dict[str, Any]:
+        """``GET /players/{username}``: the profile, with ``ratings`` per pool."""
+        return dict(self._call("GET", f"players/{username}"))
+
+    def player_games(self, username: str, **filters: Any) -> dict[str, Any]:
+        """The match history, newest first (a page: ``results``), each game with the
+        player's ``rank``, ``score``, ``result`` and ``rating_change``."""
+        return dict(self._call("GET", f"players/{username}/games", params=filters))
+
+    def ratings(self, username: str, pool: str | None = None) -> dict[str, Any]:
+        """The rating history in a pool, oldest first (a page: ``results``)."""
+        params = {} if pool is None else {"pool": pool}
+        return dict(self._call("GET", f"players/{username}/ratings", params=params))
+
+    def create_bot(
+        self, username: str, mode: str = "poll", webhook_url: str | None = None
+    ) -> dict[str, Any]:
+        """``POST /bots``: a bot account you own; the answer holds its ``token``."""
+        body: dict[str, Any] = {"username": username, "mode": mode}
+        if webhook_url is not None:
+            body["webhook_url"] = webhook_url
+        return dict(self._call("POST", "bots", body))
+
+    def update_bot(
+        self, username: str, webhook_url: str | None = None, mode: str | None = None
+    ) -> dict[str, Any]:
+        """``PATCH /bots/{username}``: change how your bot is reached."""
+        body: dict[str, Any] = {}
+        if webhook_url is not None:
+            body["webhook_url"] = webhook_url
+        if mode is not None:
+            body["mode"] = mode
+        return dict(self._call("PATCH", f"bots/{username}", body))
+
+    def rotate_bot_token(self, username: str) -> str:
+        """``POST /bots/{username}/token``: a fresh token for your bot; its others stop
+        working at once."""
+        return str(self._call("POST", f"bots/{username}/token", {})["token"])
 
     # --- the stream -----------------------------------------------------------------------
 
