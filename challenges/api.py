@@ -65,7 +65,9 @@ class ChallengesView(APIView):
         without an answer); `rules`, `rated`, `move_seconds` as for a table; `expires_in`
         seconds (default 300). Or `rematch_of`: a finished game of the caller's, its seats
         asked again → 201 the challenge, `pending` (the invited get a `challenge` line), or
-        `accepted` with its `game` when nobody must answer.
+        `accepted` with its `game` when nobody must answer. `duplicate_of`: a finished game
+        whose deals the game replays, as for a table (its rules; 400
+        `duplicate_rules_mismatch`, 404, 409 `game_in_progress` or `deals_embargoed`).
         """
         data = valid(create_serializer(request.data), request.data)
         player = caller(request)
@@ -81,6 +83,7 @@ class ChallengesView(APIView):
                 rated=data.get("rated"),
                 move_seconds=data.get("move_seconds"),
                 expires_in=data.get("expires_in"),
+                duplicate_of=data.get("duplicate_of"),
             )
         return _shown(challenge, 201)
 

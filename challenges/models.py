@@ -32,6 +32,10 @@ class Challenge(models.Model):
         Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     # The game the challenge started once everyone accepted.
+    # Duplicate play: the finished game whose deals the challenge's game replays.
+    duplicate_of = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     game = models.OneToOneField(
         Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="challenge"
     )

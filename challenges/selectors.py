@@ -50,6 +50,7 @@ def challenge_data(challenge: Challenge) -> dict[str, Any]:
         "expires_at": iso(challenge.expires_at),
         "created_at": iso(challenge.created_at),
         "rematch_of": challenge.rematch_of_id,
+        "duplicate_of": challenge.duplicate_of_id,
         "seats": [
             {
                 "seat": s.seat,

@@ -31,12 +31,18 @@ class ChallengeCreateSerializer(StrictSerializer):
         "house:heuristic, house:strong for a seat nobody answers for), in seat order "
         "after the challenger",
     )
-    rules = RulesField(required=False, help_text='default "classic"')
+    rules = RulesField(required=False, help_text='default "classic"; a duplicate_of game\'s rules')
     rated = serializers.BooleanField(required=False, help_text="default true")
     move_seconds = serializers.IntegerField(
         min_value=1, max_value=86400, required=False, help_text="default 60"
     )
     expires_in = _expires_in()
+    duplicate_of = serializers.IntegerField(
+        min_value=1,
+        max_value=INT64_MAX,
+        required=False,
+        help_text="a finished game whose deals the game replays (duplicate play)",
+    )
 
 
 class RematchCreateSerializer(StrictSerializer):
@@ -85,4 +91,5 @@ class ChallengeSerializer(serializers.Serializer[Any]):
     expires_at = serializers.DateTimeField()
     created_at = serializers.DateTimeField()
     rematch_of = serializers.IntegerField(allow_null=True)
+    duplicate_of = serializers.IntegerField(allow_null=True)
     seats = ChallengeSeatSerializer(many=True)

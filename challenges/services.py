@@ -48,10 +48,15 @@ def create_challenge(
     rated: bool | None = None,
     move_seconds: int | None = None,
     expires_in: int | None = None,
+    duplicate_of: int | None = None,
 ) -> Challenge:
     """Invite the players named in ``to`` (people, bot accounts; ``house:...`` bots fill a
     seat without answering) to a game with the challenger: the challenger sits at seat 0,
-    ``to`` after it in order."""
+    ``to`` after it in order. ``duplicate_of``: a finished game whose deals the game replays,
+    under its rules (``games.services.duplicate_source``)."""
+    original = None
+    if duplicate_of is not None:
+        original, rules = games.duplicate_source(duplicate_of, rules)
     parsed = games.parse_rules(DEFAULT_RULES if rules is None else rules)
     needed = parsed.players - 1
     if len(to) != needed:
@@ -76,6 +81,7 @@ def create_challenge(
         move_seconds=DEFAULT_MOVE_SECONDS if move_seconds is None else move_seconds,
         expires_in=expires_in,
         rematch_of=None,
+        duplicate_of=original,
     )
 
 
@@ -134,6 +140,7 @@ def _open(
     move_seconds: int,
     expires_in: int | None,
     rematch_of: Game | None,
+    duplicate_of: Game | None = None,
 ) -> Challenge:
     """The challenge of ``players`` (by seat; the challenger among them), its ``challenge``
     lines sent to those who must answer. With nobody to answer (house bots only), the game
@@ -155,6 +162,7 @@ def _open(
             rated=rated,
             move_seconds=move_seconds,
             rematch_of=rematch_of,
+            duplicate_of=duplicate_of,
             expires_at=now + timedelta(seconds=seconds),
         )
         challenge.seat_rows = ChallengeSeat.objects.bulk_create(
@@ -273,6 +281,7 @@ def _start(challenge: Challenge) -> None:
         rated=challenge.rated,
         move_seconds=challenge.move_seconds,
         players=[s.player for s in challenge.seat_rows],
+        duplicate_of=challenge.duplicate_of_id,
     )
     _close(challenge, Status.ACCEPTED)
     _send(_everyone(challenge), "challenge_accepted", challenge)

@@ -28,6 +28,7 @@ def connect() -> None:
     from ratings import selectors as rating_selectors
     from realtime import revocation, stream
     from tournaments import receivers as tournament_receivers
+    from tournaments import selectors as tournament_selectors
     from tournaments import services as tournament_services
 
     # A game ended: rate it, and move its tournament on.
@@ -58,6 +59,8 @@ def connect() -> None:
     # Profiles and match histories show ratings.
     _add(game_selectors.PROFILE_EXTRAS, rating_selectors.profile_ratings)
     _add(game_selectors.HISTORY_EXTRAS, rating_selectors.history_rating_changes)
+    # A duplicate tournament's round keeps its games' deals to their own seats while it plays.
+    _add(game_selectors.EMBARGOES, tournament_selectors.deals_embargoed)
     # Tournament seeding and rating-range limits read the ratings.
     _add(tournament_services.RATING_SOURCES, rating_selectors.seeding_ratings)
 

@@ -78,7 +78,14 @@ class TablesView(APIView):
     @extend_schema(
         operation_id="tables_create",
         request=TableCreateSerializer,
-        responses={201: TableSerializer, 400: ERROR, 401: ERROR, 403: ERROR},
+        responses={
+            201: TableSerializer,
+            400: ERROR,
+            401: ERROR,
+            403: ERROR,
+            404: ERROR,
+            409: ERROR,
+        },
     )
     def post(self, request: Request) -> Response:
         """Create a table.
@@ -87,14 +94,22 @@ class TablesView(APIView):
         `true`); `move_seconds` 1..86400 (default 60); `seat`: where the creator sits (default
         0), or `null` to sit nowhere (to seat bots only) → 201 the table. The game is dealt when
         the last seat is taken.
+        `duplicate_of`: a finished game whose deals the game replays, hand by hand (duplicate
+        play); it is played under that game's rules (left out, they are taken; others: 400
+        `duplicate_rules_mismatch`); 404 for an unknown game, 409 `game_in_progress` before its
+        end, 409 `deals_embargoed` while other tables still play its deals. That game's record
+        is public: anyone can look these deals up.
         """
         data = valid(TableCreateSerializer, request.data)
+        duplicate_of = data.get("duplicate_of")
+        default_rules = None if duplicate_of is not None else "classic"
         table = services.create_table(
             caller(request),
-            rules=data["rules"],
+            rules=data.get("rules", default_rules),
             rated=data["rated"],
             move_seconds=data["move_seconds"],
             seat=data["seat"],
+            duplicate_of=duplicate_of,
         )
         return Response(selectors.table_data(table), status=201)
 
@@ -107,7 +122,8 @@ class TableView(APIView):
     def get(self, request: Request, table_id: int) -> Response:
         """One table.
 
-        `{id, status, rules, rated, move_seconds, created_by, created_at, seats, game}`.
+        `{id, status, rules, rated, move_seconds, created_by, created_at, seats, game,
+        duplicate_of}` (`duplicate_of`: the game whose deals its game replays, or null).
         """
         return Response(selectors.table_data(selectors.table(table_id)))
 
@@ -191,13 +207,19 @@ class TableBotsView(APIView):
 
 
 class GameView(APIView):
-    @extend_schema(operation_id="games_retrieve", responses={200: GameViewSerializer, 404: ERROR})
+    @extend_schema(
+        operation_id="games_retrieve",
+        responses={200: GameViewSerializer, 404: ERROR, 409: ERROR},
+    )
     def get(self, request: Request, game_id: int) -> Response:
         """A game as the caller may see it.
 
         A seated player sees their own hand and `legal_actions` (with a token that has the
         `play` scope); anyone else the public view; after the end everyone sees the full
-        `record`.
+        `record`. `duplicate_of`: the game whose deals it replays, or null.
+        A game of a duplicate tournament's round is under embargo while another game of the
+        round plays the same deals: 409 `deals_embargoed` for anyone but its seated players,
+        who see their own view (no `record`) until then.
         """
         return Response(selectors.game_view_for(game_id, request.user))
 
@@ -276,8 +298,9 @@ class GameRecordView(APIView):
     def get(self, request: Request, game_id: int) -> Response:
         """The record of a finished game.
 
-        Every deal, exchange, discard and trick, in the replay file format, with the results;
-        409 `game_in_progress` before the end.
+        Every deal, exchange, discard and trick, in the replay file format, with the results,
+        and `duplicate_of`; 409 `game_in_progress` before the end, 409 `deals_embargoed` while
+        another game of its duplicate tournament round plays the same deals.
         """
         return Response(selectors.game_record(game_id))
 
@@ -352,7 +375,7 @@ class GameEventsDoc(APIView):
                 description="seconds to wait for a first one (default 0: answer at once)",
             ),
         ],
-        responses={200: EventsSerializer, 400: ERROR, 404: ERROR, 429: ERROR},
+        responses={200: EventsSerializer, 400: ERROR, 404: ERROR, 409: ERROR, 429: ERROR},
     )
     def get(self, request: Request, game_id: int) -> Response:  # pragma: no cover - docs only
         """The events the caller may see.
@@ -360,7 +383,7 @@ class GameEventsDoc(APIView):
         Those with `seq` above `after`, oldest first (at most 500); with `wait` (seconds, up to
         60) the answer waits for a first one → `{events, version, last_seq, status}`. A seated
         player's private events need a token with the `play` scope; a token revoked while
-        the answer waits gets 401 `invalid_token`.
+        the answer waits gets 401 `invalid_token`. 409 `deals_embargoed`: as for the game.
         """
         raise NotImplementedError
 

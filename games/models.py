@@ -40,6 +40,12 @@ class Table(models.Model):
     # knows it knows every hand, so it is shown nowhere; and only house bots sit at such a
     # table (services._sit says why).
     deal_seed = models.CharField(max_length=64, blank=True, default="")
+    # Duplicate play (docs/decisions/0044): the finished game whose deals this table's game
+    # replays (its seed is put in ``deal_seed``). That game's record is public, so anyone can
+    # look these deals up: for comparisons between honest groups and bots.
+    duplicate_of = models.ForeignKey(
+        "Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     # What selectors.table_data shows beyond the row, given by selectors.tables() and by the
@@ -81,6 +87,13 @@ class Game(models.Model):
     rated = models.BooleanField(default=True)
     move_seconds = models.PositiveIntegerField()
     seed = models.CharField(max_length=64)
+    # The finished game whose deals this one replays (``Table.duplicate_of``), or None.
+    duplicate_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Dealt from a seed that other games in play may share (an organiser's duplicate round):
+    # its views are then subject to ``selectors.EMBARGOES``.
+    deals_shared = models.BooleanField(default=False)
     state = models.TextField()
     version = models.PositiveIntegerField(default=0)
     last_seq = models.PositiveIntegerField(default=0)

@@ -4,6 +4,10 @@ Hidden information is a security property. Every game view a caller gets is buil
 :func:`game_view` from the engine's ``view(seat)`` (a seated player), ``public_view()`` (anyone
 else) or, after the end, the full record; every event list by :func:`visible_events`; the
 seat they are for, by :func:`viewer_seat`, which applies the caller's token's scopes.
+
+A game dealt from deals other games still play (a duplicate tournament's round) is under
+embargo (:func:`deals_embargoed`): nobody but its seated players sees it, and they see only
+their seat's view, even after its end, until the last game playing its deals has ended.
 """
 
 from __future__ import annotations
@@ -29,6 +33,11 @@ from games.models import Game, GameEvent, GameJournalPart, GamePlayer, Table, Ta
 HISTORY_EXTRAS: list[Callable[[list[GamePlayer]], dict[int, dict[str, Any]]]] = []
 #: Extra profile fields from other apps (ratings adds ``ratings``): player → {field: value}.
 PROFILE_EXTRAS: list[Callable[[Player], dict[str, Any]]] = []
+
+#: Embargoes on games' deals contributed by other apps (tournaments: a duplicate round still
+#: in play): each takes a game with ``deals_shared`` and says whether other games still play
+#: its deals. See :func:`deals_embargoed`.
+EMBARGOES: list[Callable[[Game], bool]] = []
 
 EVENTS_PAGE = 500
 
@@ -58,6 +67,7 @@ def table_data(table: Table) -> dict[str, Any]:
         "created_at": table.created_at,
         "seats": table_seats(table),
         "game": table.game_pk,
+        "duplicate_of": table.duplicate_of_id,
     }
 
 
@@ -93,14 +103,26 @@ def viewer_seat(game: Game, viewer: Player | None) -> int | None:
     return game.seat_of(viewer.pk)
 
 
-def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
+def deals_embargoed(game: Game) -> bool:
+    """Whether ``game``'s deals are still being played at other tables (an organiser's
+    duplicate round, ``EMBARGOES``): then it is shown to its own seats only, each its own
+    view, and its record is withheld, even after its end."""
+    return game.deals_shared and any(embargo(game) for embargo in EMBARGOES)
+
+
+def game_view(
+    game: Game, engine: Engine, seat: int | None, *, embargoed: bool = False
+) -> dict[str, Any]:
     """The one function that builds a game as a caller may see it.
 
     ``seat`` is the caller's seat, or None for anyone else. After the game, everyone sees the
-    full record (every card is public then).
+    full record (every card is public then), unless its deals are ``embargoed``
+    (:func:`deals_embargoed`; callers that show a game to others than its seats check it):
+    then a seat sees its own view as during play.
     """
     finished = game.status == Game.Status.FINISHED
-    base = engine.view(None if finished else seat)
+    open_record = finished and not embargoed
+    base = engine.view(None if open_record else seat)
     view: dict[str, Any] = {
         **base,
         "id": game.pk,
@@ -115,12 +137,14 @@ def game_view(game: Game, engine: Engine, seat: int | None) -> dict[str, Any]:
         # The commitment to the shuffle, from the first view on (docs/rules.md, "Fair and
         # verifiable deals"); the seed itself only in the record, after the end.
         "seed_commitment": seed_commitment(game.seed),
+        "duplicate_of": game.duplicate_of_id,
     }
     if seat is not None and game.played_by(seat):  # a bot plays the seat now, not its viewer
         view["legal_actions"] = []
     if finished:
-        view["record"] = whole_engine(game, engine).record()
         view["result"] = game.result
+    if open_record:
+        view["record"] = whole_engine(game, engine).record()
     return view
 
 
@@ -152,15 +176,28 @@ def your_turn_line(game: Game, engine: Engine, seat: int) -> dict[str, Any]:
     }
 
 
+def _embargo_refusal() -> Conflict:
+    return Conflict(
+        "deals_embargoed",
+        "Other tables are still playing these deals; this game is shown to its own players "
+        "until they have finished.",
+    )
+
+
 def game_view_for(game_id: int, viewer: Player | None) -> dict[str, Any]:
     game = get_object_or_404(Game, pk=game_id)
-    return game_view(game, game.engine(), viewer_seat(game, viewer))
+    seat = viewer_seat(game, viewer)
+    embargoed = deals_embargoed(game)
+    if embargoed and seat is None:
+        raise _embargo_refusal()
+    return game_view(game, game.engine(), seat, embargoed=embargoed)
 
 
-def visible_events(game: Game, seat: int | None) -> QuerySet[GameEvent]:
-    """The events of ``game`` that ``seat`` (None: a spectator) may see; all after the end."""
+def visible_events(game: Game, seat: int | None, *, embargoed: bool = False) -> QuerySet[GameEvent]:
+    """The events of ``game`` that ``seat`` (None: a spectator) may see; all after the end
+    unless its deals are ``embargoed`` (:func:`deals_embargoed`)."""
     events = GameEvent.objects.filter(game=game)
-    if game.status == Game.Status.FINISHED:
+    if game.status == Game.Status.FINISHED and not embargoed:
         return events
     if seat is None:
         return events.filter(public=True)
@@ -188,8 +225,11 @@ def events_after(game_id: int, viewer: Player | None, after: int) -> dict[str, A
     if game is None:
         raise NotFound("not_found", "No such game.")
     seat = viewer_seat(game, viewer)
+    embargoed = deals_embargoed(game)
+    if embargoed and seat is None:
+        raise _embargo_refusal()
     rows = (
-        visible_events(game, seat)
+        visible_events(game, seat, embargoed=embargoed)
         .filter(seq__gt=after, seq__lte=game.last_seq)
         .order_by("seq")[:EVENTS_PAGE]
     )
@@ -205,8 +245,15 @@ def game_record(game_id: int) -> dict[str, Any]:
     game = get_object_or_404(Game, pk=game_id)
     if game.status != Game.Status.FINISHED:
         raise Conflict("game_in_progress", "The record is published when the game ends.")
+    if deals_embargoed(game):
+        raise _embargo_refusal()
     record = whole_engine(game).record()
-    return {"game": game.pk, "seats": game.public_seats(), **record}
+    return {
+        "game": game.pk,
+        "seats": game.public_seats(),
+        "duplicate_of": game.duplicate_of_id,
+        **record,
+    }
 
 
 def game_verification(game_id: int) -> dict[str, Any]:

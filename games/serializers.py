@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
-from api.strict import INT32_MAX, StrictSerializer
+from api.strict import INT32_MAX, INT64_MAX, StrictSerializer
 from games.engine import CALLS, OPTIONS, PRESETS, IllegalAction
 from games.engine.actions import action_from_dict
 from games.engine.rules import OPTION_CHOICES, OPTION_INT_MAX
@@ -63,10 +63,16 @@ def _seat(**kwargs: Any) -> serializers.IntegerField:
 
 
 class TableCreateSerializer(StrictSerializer):
-    rules = RulesField(default="classic")
+    rules = RulesField(required=False, help_text='default "classic"; a duplicate_of game\'s rules')
     rated = serializers.BooleanField(default=True)
     move_seconds = serializers.IntegerField(min_value=1, max_value=86400, default=60)
     seat = _seat(allow_null=True, default=0)
+    duplicate_of = serializers.IntegerField(
+        min_value=1,
+        max_value=INT64_MAX,
+        required=False,
+        help_text="a finished game whose deals this table's game replays (duplicate play)",
+    )
 
 
 class SeatChoiceSerializer(StrictSerializer):
@@ -97,6 +103,7 @@ class TableSerializer(serializers.Serializer[Any]):
     created_at = serializers.DateTimeField()
     seats = SeatSerializer(many=True)
     game = serializers.IntegerField(allow_null=True)
+    duplicate_of = serializers.IntegerField(allow_null=True)
 
 
 class GameViewSerializer(serializers.Serializer[Any]):
@@ -115,6 +122,7 @@ class GameViewSerializer(serializers.Serializer[Any]):
     to_act = serializers.ListField(child=serializers.IntegerField())
     deadline = serializers.DateTimeField(allow_null=True)
     your_seat = serializers.IntegerField(allow_null=True)
+    duplicate_of = serializers.IntegerField(allow_null=True)
     your_hand = serializers.ListField(child=serializers.CharField(), required=False)
     legal_actions = serializers.ListField(child=serializers.DictField(), required=False)
     current_trick = serializers.ListField(child=serializers.DictField())

@@ -32,7 +32,7 @@ from games.engine import IllegalAction, Rules, RulesError
 from games.engine.events import Event
 from games.errors import IllegalMove, TurnGone
 from games.models import Game, GamePlayer, IdempotencyRecord, Table, TableSeat
-from games.selectors import game_view, seats_with_players
+from games.selectors import deals_embargoed, game_view, seats_with_players
 from realtime import delivery
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -63,9 +63,16 @@ def create_table(
     move_seconds: int,
     seat: int | None,
     deal_seed: str = "",
+    duplicate_of: int | None = None,
 ) -> Table:
     """A new open table. ``deal_seed`` (internal callers only, see ``Table.deal_seed``):
-    its game is dealt from that seed, so tables given the same one play the same deals."""
+    its game is dealt from that seed, so tables given the same one play the same deals.
+    ``duplicate_of`` (a finished game's id): its game replays that game's deals
+    (:func:`duplicate_source` says which rules it takes and what it refuses)."""
+    original: Game | None = None
+    if duplicate_of is not None:
+        original, rules = duplicate_source(duplicate_of, rules)
+        deal_seed = original.seed
     parsed = parse_rules(rules)
     with transaction.atomic():
         table = Table.objects.create(
@@ -75,6 +82,7 @@ def create_table(
             move_seconds=move_seconds,
             seat_count=parsed.players,
             deal_seed=deal_seed,
+            duplicate_of=original,
         )
         seats = TableSeat.objects.bulk_create(
             TableSeat(table=table, seat=s) for s in range(parsed.players)
@@ -83,6 +91,32 @@ def create_table(
         if seat is not None:
             _sit(table, creator, seat, seats)
     return table
+
+
+def duplicate_source(game_id: int, rules: object) -> tuple[Game, object]:
+    """The finished game ``game_id`` whose deals a new game replays (duplicate play), and
+    the rules that game is played under: the original's. ``rules`` None takes them; other
+    rules are refused (400 ``duplicate_rules_mismatch``: the same seed deals other cards
+    under other rules). 404 for an unknown game, 409 ``game_in_progress`` before its end,
+    409 ``deals_embargoed`` while other games still play its deals (a duplicate round)."""
+    original = Game.objects.filter(pk=game_id).first()
+    if original is None:
+        raise NotFound("not_found", "No such game.", fields={"duplicate_of": ["no such game"]})
+    if original.status != Game.Status.FINISHED:
+        message = "Only a finished game's deals are replayed."
+        raise Conflict("game_in_progress", message, fields={"duplicate_of": [message]})
+    if deals_embargoed(original):
+        message = "Other games still play these deals; they are replayed once those have ended."
+        raise Conflict("deals_embargoed", message, fields={"duplicate_of": [message]})
+    if rules is not None and parse_rules(rules).to_dict() != original.rules:
+        message = "A duplicate game is played under its original's rules."
+        raise Invalid(
+            "duplicate_rules_mismatch",
+            message,
+            fields={"rules": [f"{message} Leave them out to take them."]},
+            rules=original.rules,
+        )
+    return original, original.rules
 
 
 def set_up_table(
@@ -146,20 +180,31 @@ def _seats(table: Table) -> list[TableSeat]:
     return list(seats_with_players().filter(table=table))
 
 
-def _sit(table: Table, player: Player, seat: int | None, seats: list[TableSeat]) -> Game | None:
+def _sit(
+    table: Table,
+    player: Player,
+    seat: int | None,
+    seats: list[TableSeat],
+    *,
+    deals_guarded: bool = False,
+) -> Game | None:
     """Seat ``player`` (at ``seat`` or the first free one) in ``seats`` (``_seats``, or the
     new table's); start the game when full and return it. The table is then as
-    ``_shown_with`` says."""
+    ``_shown_with`` says. ``deals_guarded``: an organiser seating the table with a shared
+    deal seed keeps the deals from its players (an embargo, ``selectors.EMBARGOES``)."""
     if seat is not None and not 0 <= seat < table.seat_count:
         raise Invalid(
             "invalid",
             f"No seat {seat} at this table.",
             fields={"seat": [f"0..{table.seat_count - 1}"]},
         )
-    if table.deal_seed and not player.is_house_bot:
+    shared = table.deal_seed and table.duplicate_of_id is None and not deals_guarded
+    if shared and not player.is_house_bot:
         # Tables sharing deals show each other's cards: a table ahead in play shows its
         # played cards to anyone, its record every hand, and a player at two such tables
         # would see two hands of one deal. House bots look at nothing but their seat's view.
+        # (A duplicate_of table replays a finished game, whose record anyone may read; an
+        # organiser's duplicate round embargoes its games' views while it plays.)
         raise NotAllowed("house_bots_only", "Only house bots sit at this table.")
     if not player.is_house_bot and any(s.player_id == player.pk for s in seats):
         raise Conflict("already_seated", "You already have a seat at this table.")
@@ -223,6 +268,8 @@ def start_game(table: Table, seats: list[TableSeat]) -> Game:
         rated=table.rated,
         move_seconds=table.move_seconds,
         seed=str(engine.seed),
+        duplicate_of_id=table.duplicate_of_id,
+        deals_shared=bool(table.deal_seed) and table.duplicate_of_id is None,
         phase=engine.phase,
         hand_number=engine.hand_number,
         to_act=engine.to_act(),
@@ -327,7 +374,9 @@ def submit_action(
                 seat, engine, events = decided
                 change = changes.compose(game, engine, events)
                 if changes.write(change):
-                    view = game_view(game, engine, seat)
+                    # The last move of a game: its record, unless its deals still play on.
+                    over = game.status == Game.Status.FINISHED
+                    view = game_view(game, engine, seat, embargoed=over and deals_embargoed(game))
                     if idempotency_key:
                         _remember_response(player, idempotency_key, fingerprint, view)
                     break
@@ -581,13 +630,24 @@ def start_seated_game(
     rated: bool,
     move_seconds: int,
     players: Sequence[Player],
+    deal_seed: str = "",
+    duplicate_of: int | None = None,
 ) -> Game:
     """A table with ``players`` in seat order (a house bot may fill several seats), its game
     dealt at once; for organisers who seat others (tournaments). Call inside a transaction
-    to make it part of a larger change."""
+    to make it part of a larger change. ``duplicate_of``: see :func:`create_table`.
+    ``deal_seed``: the game is dealt from it, and people may sit at it: the organiser gives
+    it to several tables at once and keeps their deals from their players while they play
+    (a duplicate tournament's round: ``selectors.EMBARGOES``)."""
     with transaction.atomic():
         table = create_table(
-            creator, rules=rules, rated=rated, move_seconds=move_seconds, seat=None
+            creator,
+            rules=rules,
+            rated=rated,
+            move_seconds=move_seconds,
+            seat=None,
+            deal_seed=deal_seed,
+            duplicate_of=duplicate_of,
         )
         if len(players) != table.seat_count:
             raise Invalid(
@@ -595,7 +655,7 @@ def start_seated_game(
             )
         seats, game = table.seat_rows, None
         for seat, player in enumerate(players):
-            game = _sit(table, player, seat, seats)
+            game = _sit(table, player, seat, seats, deals_guarded=bool(deal_seed))
         assert game is not None  # the last seat filled started it
         return game
 

@@ -61,6 +61,9 @@ class Tournament(models.Model):
     filler_bot = models.CharField(max_length=30, default="house:random")
     points_by_rank = models.JSONField(default=default_points_by_rank)
     advance_per_table = models.PositiveSmallIntegerField(default=1)
+    # Duplicate play (docs/decisions/0044): every table of a round is dealt the same deals,
+    # and standings rank by each entrant's score against the same seat at the other tables.
+    duplicate = models.BooleanField(default=False)
     status = models.CharField(max_length=12, choices=Status.choices, default="registering")
     current_round = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -159,6 +162,9 @@ class Round(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default="playing")
     # Entrant ids sitting this round out.
     byes = models.JSONField(default=list)
+    # A duplicate tournament's round: the secret seed every table of the round is dealt from
+    # (shown nowhere: whoever knows it knows every hand).
+    deal_seed = models.CharField(max_length=64, blank=True, default="")
     started_at = models.DateTimeField(auto_now_add=True)
     deadline = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -205,6 +211,9 @@ class Result(models.Model):
     score = models.IntegerField(default=0)
     points = models.FloatField()
     bye = models.BooleanField(default=False)
+    # A duplicate tournament: the game score minus the mean score of the same seat at the
+    # round's other tables (0 for a bye, or a round of one table).
+    duplicate_score = models.FloatField(default=0.0)
 
     class Meta:
         constraints = [

@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404
 
 from accounts.models import Player
 from core.errors import NotFound
+from games.models import Game
 from games.selectors import iso
 from tournaments import seating
 from tournaments.models import (
@@ -54,6 +55,17 @@ def game_place(game_id: int) -> dict[str, Any] | None:
     }
 
 
+def deals_embargoed(game: Game) -> bool:
+    """Whether ``game`` belongs to a duplicate tournament's round in which a game is still
+    being played (its deals, then, are those being played): ``games.selectors.EMBARGOES``."""
+    round_of_game = TournamentTable.objects.filter(
+        game_id=game.pk, round__tournament__duplicate=True
+    ).values("round_id")
+    return TournamentTable.objects.filter(
+        round_id__in=round_of_game, game__status=Game.Status.PLAYING
+    ).exists()
+
+
 def tournament(tournament_id: int) -> Tournament:
     return get_object_or_404(Tournament.objects.select_related("created_by"), pk=tournament_id)
 
@@ -93,11 +105,13 @@ def standings(tournament: Tournament, up_to_round: int | None = None) -> list[Li
     }
     rows = Result.objects.filter(round__tournament=tournament).select_related("round")
     results = [
-        RoundResult(r.entrant_id, r.round.number, r.points, r.score, r.rank, r.table_id)
+        RoundResult(
+            r.entrant_id, r.round.number, r.points, r.score, r.rank, r.table_id, r.duplicate_score
+        )
         for r in rows
     ]
     knockout = tournament.format == Tournament.Format.KNOCKOUT
-    return rank_standings(entries, results, tables, knockout, up_to_round)
+    return rank_standings(entries, results, tables, knockout, up_to_round, tournament.duplicate)
 
 
 def standings_order(tournament: Tournament) -> list[int]:
@@ -115,6 +129,7 @@ def standings_data(tournament: Tournament, up_to_round: int | None = None) -> li
             "username": entrant.name,
             "status": entrant.status,
             "points": round(line.points, 3),
+            "duplicate_score": round(line.duplicate_score, 3) if tournament.duplicate else None,
             "stakes": line.stakes,
             "opponents_points": round(line.opponents_points, 3),
             "head_to_head": line.head_to_head,
@@ -156,6 +171,7 @@ def tournament_summary(tournament: Tournament) -> dict[str, Any]:
         "filler_bot": tournament.filler_bot,
         "points_by_rank": tournament.points_by_rank,
         "advance_per_table": tournament.advance_per_table,
+        "duplicate": tournament.duplicate,
         "created_by": tournament.created_by.username,
         "created_at": iso(tournament.created_at),
         "started_at": iso(tournament.started_at),

@@ -89,6 +89,11 @@ class TournamentSettingsSerializer(StrictSerializer):
     advance_per_table = serializers.IntegerField(
         min_value=1, max_value=2, default=1, help_text="knockout: how many go through per table"
     )
+    duplicate = serializers.BooleanField(
+        default=False,
+        help_text="duplicate play (swiss, round robin): every table of a round is dealt the same "
+        "deals; standings rank by duplicate_score",
+    )
 
 
 class UsernameSerializer(StrictSerializer):
@@ -147,6 +152,7 @@ class TournamentSerializer(serializers.Serializer[Any]):
     filler_bot = serializers.CharField()
     points_by_rank = serializers.ListField(child=serializers.FloatField())
     advance_per_table = serializers.IntegerField()
+    duplicate = serializers.BooleanField()
     created_by = serializers.CharField()
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
@@ -179,6 +185,11 @@ class StandingSerializer(serializers.Serializer[Any]):
     username = serializers.CharField()
     status = serializers.CharField(help_text="the entrant's: active, withdrawn or eliminated")
     points = serializers.FloatField()
+    duplicate_score = serializers.FloatField(
+        allow_null=True,
+        help_text="a duplicate tournament's ranking: the sum over the rounds of the game score "
+        "minus the mean score of the same seat at the round's other tables (else null)",
+    )
     stakes = serializers.IntegerField(help_text="tiebreak 1: total game score")
     opponents_points = serializers.FloatField(help_text="tiebreak 2: table-mates' points")
     head_to_head = serializers.IntegerField(help_text="tiebreak 3: among the tied")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import secrets
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -59,6 +60,7 @@ SETTINGS = (
     "filler_bot",
     "points_by_rank",
     "advance_per_table",
+    "duplicate",
 )
 MIN_ENTRANTS = 3
 
@@ -112,13 +114,24 @@ def _check_settings(values: Mapping[str, Any]) -> None:
     game_rules(values["rules"], values["hands_per_game"])
     low, high = values["min_rating"], values["max_rating"]
     if low is not None and high is not None and low > high:
-        raise Invalid("invalid", "min_rating is above max_rating.")
+        message = "min_rating is above max_rating."
+        raise Invalid("invalid", message, fields={"min_rating": [message]})
     if not values["humans_allowed"] and not values["bots_allowed"]:
-        raise Invalid("invalid", "Nobody could enter: allow humans, bots or both.")
+        message = "Nobody could enter: allow humans, bots or both."
+        raise Invalid("invalid", message, fields={"humans_allowed": [message]})
     if values["filler_bot"] not in HOUSE_BOTS:
-        raise Invalid("unknown_bot", "filler_bot must be a house bot.", known=list(HOUSE_BOTS))
+        message = "filler_bot must be a house bot."
+        raise Invalid(
+            "unknown_bot", message, known=list(HOUSE_BOTS), fields={"filler_bot": [message]}
+        )
     if values["format"] == Tournament.Format.KNOCKOUT and values["rounds"] is not None:
-        raise Invalid("invalid", "A knockout has as many rounds as it takes; omit rounds.")
+        message = "A knockout has as many rounds as it takes; omit rounds."
+        raise Invalid("invalid", message, fields={"rounds": [message]})
+    if values["format"] == Tournament.Format.KNOCKOUT and values["duplicate"]:
+        message = (
+            "A knockout goes by the ranks at each table: duplicate is for swiss and round robin."
+        )
+        raise Invalid("invalid", message, fields={"duplicate": [message]})
 
 
 def ratings_of(players: Sequence[Player], rules: dict[str, Any]) -> dict[int, float]:
@@ -508,6 +521,11 @@ def _open_round(tournament: Tournament, number: int) -> Round:
         byes=list(plan.byes),
         deadline=now + timedelta(minutes=tournament.round_minutes),
     )
+    if tournament.duplicate:
+        # One fresh secret seed per round: every table is dealt the same deals (the games'
+        # views are under embargo while the round plays: selectors.deals_embargoed).
+        round_.deal_seed = secrets.token_hex(16)
+        round_.save(update_fields=["deal_seed"])
     entrants = {e.pk: e for e in tournament.entrants.select_related("player")}
     filler = house_bot(tournament.filler_bot)
     rules = game_rules(tournament.rules, tournament.hands_per_game)
@@ -519,6 +537,7 @@ def _open_round(tournament: Tournament, number: int) -> Round:
             rated=tournament.rated,
             move_seconds=tournament.move_seconds,
             players=players,
+            deal_seed=round_.deal_seed,
         )
         TournamentTable.objects.create(
             round=round_,
@@ -616,9 +635,27 @@ def points_for_ranks(ranks: Sequence[int], points_by_rank: Sequence[float]) -> l
     return out
 
 
+def duplicate_scores(scores_by_table: Sequence[Sequence[int]]) -> list[list[float]]:
+    """Each table's seats' duplicate scores: the seat's game score minus the mean score of
+    the same seat (the same cards) at the round's other tables; 0 with no other table.
+    ``duplicate_scores([[10, 2, -4], [4, 8, -4]])`` → ``[[6, -6, 0], [-6, 6, 0]]``."""
+    count = len(scores_by_table)
+    if count < 2:
+        return [[0.0] * len(scores) for scores in scores_by_table]
+    seats = len(scores_by_table[0])
+    totals = [sum(scores[seat] for scores in scores_by_table) for seat in range(seats)]
+    return [
+        [scores[seat] - (totals[seat] - scores[seat]) / (count - 1) for seat in range(seats)]
+        for scores in scores_by_table
+    ]
+
+
 def _score_round(tournament: Tournament, round_: Round, tables: list[TournamentTable]) -> None:
     results: list[Result] = []
-    for table in tables:
+    against_the_field = duplicate_scores(
+        [(table.game.result or {})["scores"] for table in tables] if tournament.duplicate else []
+    )
+    for number, table in enumerate(tables):
         outcome = table.game.result or {}
         ranks, scores = outcome["ranks"], outcome["scores"]
         points = points_for_ranks(ranks, tournament.points_by_rank)
@@ -633,6 +670,9 @@ def _score_round(tournament: Tournament, round_: Round, tables: list[TournamentT
                     rank=ranks[seat],
                     score=scores[seat],
                     points=points[seat],
+                    duplicate_score=against_the_field[number][seat]
+                    if tournament.duplicate
+                    else 0.0,
                 )
             )
     average = sum(r.points for r in results) / len(results) if results else 0.0

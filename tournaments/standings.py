@@ -4,7 +4,9 @@ Tournament points first, then the tiebreaks in order: total stakes (the game sco
 sum of the table-mates' points (each table-mate counted once per shared table), and head
 to head among those still tied (+1 per shared table finished ahead of another, -1 behind).
 A knockout ranks first by how far each entrant got, then by the rank at its last table.
-Entrants tied on everything share a rank.
+A duplicate tournament ranks first by the duplicate score (the sum, over the rounds, of
+the game score minus the mean score of the same seat of the same deals at the round's
+other tables), then as above. Entrants tied on everything share a rank.
 """
 
 from __future__ import annotations
@@ -33,12 +35,14 @@ class RoundResult:
     score: int = 0
     rank: int | None = None
     table: int | None = None
+    duplicate_score: float = 0.0
 
 
 @dataclass
 class Line:
     entrant: int
     points: float = 0.0
+    duplicate_score: float = 0.0
     stakes: int = 0
     games: int = 0
     byes: int = 0
@@ -57,6 +61,7 @@ def rank_standings(
     tables: Mapping[int, Sequence[int]],
     knockout: bool = False,
     up_to_round: int | None = None,
+    duplicate: bool = False,
 ) -> list[Line]:
     """Every entry, best first, with its rank. ``tables`` gives each table's entrants."""
     lines = {e.entrant: Line(e.entrant) for e in entries}
@@ -67,6 +72,7 @@ def rank_standings(
     for result in sorted(counted, key=lambda r: r.round):
         line = lines[result.entrant]
         line.points += result.points
+        line.duplicate_score += result.duplicate_score
         line.stakes += result.score
         line.last_rank = result.rank or 0
         last_round[result.entrant] = result.round
@@ -89,6 +95,8 @@ def rank_standings(
 
     def key(line: Line) -> tuple[Any, ...]:
         stage = (-line.reached, line.last_rank) if knockout else ()
+        if duplicate:
+            stage = (*stage, -round(line.duplicate_score, 6))
         return (*stage, -round(line.points, 6), -line.stakes, -round(line.opponents_points, 6))
 
     group = {entrant: key(line) for entrant, line in lines.items()}

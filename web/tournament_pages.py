@@ -118,6 +118,13 @@ class TournamentForm(forms.Form):
         initial=1,
         label="Knockout: through per table",
     )
+    duplicate = forms.BooleanField(
+        required=False,
+        initial=False,
+        label="Duplicate play",
+        help_text="Swiss and round robin: every table of a round gets the same cards; "
+        "players are ranked against those who held the same cards.",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

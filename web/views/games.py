@@ -8,6 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from core.errors import Conflict
 from games import selectors as games
 from tournaments import selectors as tournaments
 from web.people import signed_in
@@ -19,10 +20,18 @@ def _context(request: HttpRequest, game_id: int) -> dict[str, object]:
     return table_context(view, tournaments.game_place(game_id))
 
 
+def _embargoed(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The page of a game under a duplicate round's embargo, for anyone but its players."""
+    return render(request, "web/game/embargoed.html", {"game_id": game_id}, status=409)
+
+
 @require_safe
 @never_cache
 def table(request: HttpRequest, game_id: int) -> HttpResponse:
-    return render(request, "web/game/page.html", _context(request, game_id))
+    try:
+        return render(request, "web/game/page.html", _context(request, game_id))
+    except Conflict:  # deals_embargoed: other tables still play these cards
+        return _embargoed(request, game_id)
 
 
 @require_safe
@@ -30,4 +39,7 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
 def table_part(request: HttpRequest, game_id: int) -> HttpResponse:
     """The table alone (its ``<main>`` element): what the page's script puts in place of the
     one it shows when the game has moved on."""
-    return render(request, "web/game/table.html", _context(request, game_id))
+    try:
+        return render(request, "web/game/table.html", _context(request, game_id))
+    except Conflict:
+        return _embargoed(request, game_id)
