@@ -6,6 +6,7 @@ them (the embargo)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -182,6 +183,8 @@ def test_it_runs_a_duplicate_round_under_embargo_and_ranks_by_duplicate_score(
     events = at_first[1].ok("GET", f"/games/{first}/events")["events"]
     dealt = [e for e in events if e["type"] == "deal"]
     assert dealt and all(e.get("seat") in (None, 1) for e in dealt), dealt
+    # The seed (revealed with a game's record at its end) stays hidden with the deals.
+    assert round_.deal_seed not in json.dumps([own, events])
     # Nor is it on the web: the game's page and its replay wait for the round.
     web = httpx.Client(base_url=api_server.url, timeout=30)
     page = web.get(f"/games/{first}")
