@@ -67,7 +67,6 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
@@ -76,7 +75,15 @@ from typing import Any
 
 import aiohttp
 import orjson
-from common import BIN, ROOT, free_port, fresh_database, percentile, process_cpu_seconds
+from common import (
+    BIN,
+    ROOT,
+    free_port,
+    fresh_database,
+    percentile,
+    process_cpu_seconds,
+    start_uvicorn,
+)
 
 DB_NAME = "sergeant_bench"
 REDIS_URL = "redis://127.0.0.1:6379/12"
@@ -94,39 +101,7 @@ def start_server(
     import redis
 
     redis.Redis.from_url(REDIS_URL).flushdb()
-    log = open(ROOT / "var" / "bench-uvicorn.log", "wb")  # noqa: SIM115
-    process = subprocess.Popen(
-        [
-            str(BIN / "uvicorn"),
-            "config.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-            "--no-access-log",
-            "--log-level",
-            "warning",
-            "--http",
-            "config.http_protocol:BoundedHttpToolsProtocol",  # as platform/Procfile
-            "--timeout-graceful-shutdown",
-            "3",
-        ],
-        cwd=code,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/schema/", timeout=5):
-                return process
-        except OSError:  # not listening yet (urllib's errors are OSErrors)
-            time.sleep(0.2)
-    raise RuntimeError("the server did not start")
+    return start_uvicorn(env, port, log_name="bench-uvicorn.log", workers=workers, code=code)
 
 
 def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:

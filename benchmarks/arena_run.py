@@ -23,51 +23,15 @@ import json
 import logging
 import random
 import statistics
-import subprocess
 import threading
 import time
-import urllib.request
 from typing import Any
 
 import httpx
-from common import BIN, ROOT, free_port, service_platform, stop
+from common import ROOT, free_port, service_platform, start_uvicorn, stop
 
 DB_NAME = "sergeant_bench_arena"
 REDIS_URL = "redis://127.0.0.1:6379/12"
-
-
-def start_server(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
-    log = open(ROOT / "var" / f"{DB_NAME}-uvicorn.log", "wb")  # noqa: SIM115
-    process = subprocess.Popen(
-        [
-            str(BIN / "uvicorn"),
-            "config.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-access-log",
-            "--log-level",
-            "warning",
-            "--http",
-            "config.http_protocol:BoundedHttpToolsProtocol",  # as platform/Procfile
-            "--timeout-graceful-shutdown",
-            "3",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/schema/", timeout=5):
-                return process
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("the server did not start")
 
 
 def cheap_action(view: dict[str, Any], style: str, rng: random.Random) -> dict[str, Any]:
@@ -147,7 +111,9 @@ def main() -> None:
         from ratings.models import Rating
 
         port = free_port()
-        server = start_server({**env, "PYTHONPATH": str(ROOT)}, port)
+        server = start_uvicorn(
+            {**env, "PYTHONPATH": str(ROOT)}, port, log_name=f"{DB_NAME}-uvicorn.log"
+        )
         url = f"http://127.0.0.1:{port}"
         clients: list[BotClient] = []
         try:

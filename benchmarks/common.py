@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -136,3 +137,34 @@ def service_platform(
         stop(worker)
         stop(beat)
         stop(timer)
+
+
+def start_uvicorn(
+    env: dict[str, str], port: int, *, log_name: str, workers: int = 1, code: Path = ROOT
+) -> subprocess.Popen[bytes]:
+    """uvicorn on loopback serving the checkout at ``code``, started as platform/Procfile
+    starts it (quiet, logging to ``var/<log_name>``); returned once it answers."""
+    log = open(ROOT / "var" / log_name, "wb")  # noqa: SIM115
+    process = subprocess.Popen(
+        [
+            str(BIN / "uvicorn"),
+            "config.asgi:application",
+            *("--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)),
+            *("--no-access-log", "--log-level", "warning"),
+            *("--http", "config.http_protocol:BoundedHttpToolsProtocol"),  # as the Procfile
+            *("--timeout-graceful-shutdown", "3"),
+        ],
+        cwd=code,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/schema/", timeout=5):
+                return process
+        except OSError:  # not listening yet (urllib's errors are OSErrors)
+            time.sleep(0.2)
+    raise RuntimeError("the server did not start")

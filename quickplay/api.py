@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from accounts.auth import caller, require_scope
 from accounts.models import ApiToken
+from api.pagination import paginate, paginated
 from api.requests import valid
 from api.schema import ERROR
 from quickplay import selectors, services
@@ -22,14 +23,17 @@ class SeeksView(APIView):
 
     @extend_schema(
         operation_id="seeks_list",
-        responses={200: SeekSerializer(many=True), 401: ERROR, 403: ERROR},
+        responses={200: paginated(SeekSerializer), 401: ERROR, 403: ERROR},
     )
     def get(self, request: Request) -> Response:
-        """The caller's open seeks.
+        """The caller's open seeks, paginated as every list.
 
         At most one: an account has one open seek at a time.
         """
-        return Response([selectors.seek_data(s) for s in selectors.open_seeks(caller(request))])
+        seeks = selectors.open_seeks(caller(request))
+        return paginate(
+            self, request, seeks, shown=lambda page: [selectors.seek_data(s) for s in page]
+        )
 
     @extend_schema(
         operation_id="seeks_create",

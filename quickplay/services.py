@@ -159,9 +159,10 @@ def plan_tables(seeks: Sequence[Seek], *, size: int, now: datetime) -> list[list
 
     Oldest first: the oldest seek takes the oldest compatible others. When they cannot fill
     a table and the oldest has waited its ``house_bots_after``, it is seated with those of
-    them that have waited theirs too (someone who did not ask for bots, or not yet, is not
-    given any), and house bots in the other seats. Otherwise it keeps waiting, and the
-    younger seeks are matched among themselves.
+    them that accept house bots (their own wait need not be over: a person in place of a
+    bot, sooner, is what they would choose; two friends seeking together so meet), and
+    house bots in the other seats; someone who did not ask for bots is never given any.
+    Otherwise it keeps waiting, and the younger seeks are matched among themselves.
     """
     waiting = list(seeks)
     tables: list[list[Seek]] = []
@@ -172,7 +173,7 @@ def plan_tables(seeks: Sequence[Seek], *, size: int, now: datetime) -> list[list
             if not waited_for_bots(first, now):
                 waiting.remove(first)
                 continue
-            table = _gather(first, [s for s in rest if waited_for_bots(s, now)], size)
+            table = _gather(first, [s for s in rest if s.house_bots_after is not None], size)
         tables.append(table)
         waiting = [s for s in waiting if s not in table]
     return tables

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 from tests.api_client import Client, register
@@ -38,3 +39,23 @@ def seat_to_act(players: list[Client], game_id: int) -> tuple[Client, dict[str, 
     view = players[0].ok("GET", f"/games/{game_id}")
     (seat,) = view["to_act"]
     return players[seat], players[seat].ok("GET", f"/games/{game_id}")
+
+
+def play_to_the_end(players: list[Client], game_id: int, rng: random.Random) -> dict[str, Any]:
+    """Play the seats of ``players`` (random legal actions) until the game ends, while the
+    house bots play theirs; returns the final view."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        acted = False
+        for player in players:
+            view = player.ok("GET", f"/games/{game_id}")
+            if view["status"] == "finished":
+                return dict(view)
+            if view.get("legal_actions"):
+                action = {**choose_action(view, rng), "expected_version": view["version"]}
+                response = player.post(f"/games/{game_id}/actions", json=action)
+                assert response.status_code in (200, 409), response.text  # a bot moved first
+                acted = True
+        if not acted:
+            time.sleep(0.05)
+    raise AssertionError(f"game {game_id} did not end in 120 s")

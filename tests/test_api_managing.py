@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from django.test import override_settings
@@ -18,7 +17,13 @@ from core.errors import Invalid
 from ratings.services import rate_game
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer, WorkerInfo
-from tests.game_helpers import choose_action, seat_to_act, start_table, three_players
+from tests.game_helpers import (
+    choose_action,
+    play_to_the_end,
+    seat_to_act,
+    start_table,
+    three_players,
+)
 from tests.support import wait_until
 from tests.test_token_revocation import END_WITHIN_SECONDS, StreamReader
 from tests.test_webhook_bots import Answer, BotServer, bot_server, legal_answer
@@ -28,26 +33,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 __all__ = ["bot_server"]  # the fixture, used here too
 
 SHORT_GAME = {"preset": "classic", "max_hands": 2}
-
-
-def play_to_the_end(players: list[Client], game_id: int, rng: random.Random) -> dict[str, Any]:
-    """Play the seats of ``players`` (random legal actions) until the game ends, while the
-    house bots play theirs; returns the final view."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        acted = False
-        for player in players:
-            view = player.ok("GET", f"/games/{game_id}")
-            if view["status"] == "finished":
-                return dict(view)
-            if view["legal_actions"]:
-                action = {**choose_action(view, rng), "expected_version": view["version"]}
-                response = player.post(f"/games/{game_id}/actions", json=action)
-                assert response.status_code in (200, 409), response.text  # a bot moved first
-                acted = True
-        if not acted:
-            time.sleep(0.05)
-    raise AssertionError("the game did not end in 120 s")
 
 
 def test_it_hands_a_resigned_seat_to_the_house_bot_and_ranks_the_resigner_last(

@@ -297,7 +297,7 @@ def seek_body() -> dict[str, Any]:
 
 def new_seek_of_ann(world: World) -> int:
     """An open seek of Ann's (she has one at a time: any earlier one is cancelled)."""
-    for seek in world.ann().ok("GET", "/seeks"):
+    for seek in world.ann().ok("GET", "/seeks")["results"]:
         world.ann().ok("DELETE", f"/seeks/{seek['id']}", 204)
     return int(world.ann().ok("POST", "/seeks", 201, json=seek_body())["id"])
 
@@ -308,7 +308,7 @@ def seek_as(world: World, caller: str) -> Call:
     if account is not None:
         key = world.headers["bot" if account == "bot" else "human" if account == "ann" else "other"]
         client = Client(world.url, token=key["Authorization"].split()[1])
-        for seek in client.ok("GET", "/seeks"):
+        for seek in client.ok("GET", "/seeks")["results"]:
             client.ok("DELETE", f"/seeks/{seek['id']}", 204)
     return Call("/seeks", seek_body())
 

@@ -7,7 +7,6 @@ import contextlib
 import json
 import random
 import threading
-import time
 from datetime import timedelta
 from typing import Any
 
@@ -21,7 +20,7 @@ from games.models import Table
 from ratings.services import rate_game
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer, WorkerInfo
-from tests.game_helpers import choose_action
+from tests.game_helpers import play_to_the_end
 from tests.support import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -84,26 +83,6 @@ def listening(client: Client, helper: Client) -> Stream:
     return stream
 
 
-def play_out(players: list[Client], game_id: int, rng: random.Random) -> dict[str, Any]:
-    """Let ``players`` act whenever it is their turn (house bots play in the worker) until
-    the game is over; its final view."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        acted = False
-        for player in players:
-            view = player.ok("GET", f"/games/{game_id}")
-            if view["status"] == "finished":
-                return dict(view)
-            if view.get("legal_actions"):
-                action = {**choose_action(view, rng), "expected_version": view["version"]}
-                response = player.post(f"/games/{game_id}/actions", json=action)
-                assert response.status_code in (200, 409), response.text
-                acted = True
-        if not acted:
-            time.sleep(0.05)
-    raise AssertionError(f"game {game_id} did not end")
-
-
 def test_it_lets_two_bots_challenge_accept_play_and_ask_a_rematch(
     api_server: LiveServer, celery_worker: WorkerInfo
 ) -> None:
@@ -132,7 +111,7 @@ def test_it_lets_two_bots_challenge_accept_play_and_ask_a_rematch(
     error_of(left.post("/challenges", json={"rematch_of": game_id}), 409, "game_in_progress")
     error_of(owner.post("/challenges", json={"rematch_of": game_id}), 403, "not_seated")
 
-    final = play_out([left, right], game_id, random.Random(32))
+    final = play_to_the_end([left, right], game_id, random.Random(32))
 
     assert final["status"] == "finished"
     for stream in (left_stream, right_stream):

@@ -103,7 +103,7 @@ def test_it_seats_three_seekers_at_one_table(
         wait_until(stream.game_starts, timeout=10, what="game_start on the stream")
         assert stream.game_starts()[0]["game"] == game
         assert stream.game_starts()[0]["table"] == table
-    assert all(p.ok("GET", "/seeks") == [] for p in people)
+    assert all(p.ok("GET", "/seeks")["results"] == [] for p in people)
     error_of(people[1].request("DELETE", f"/seeks/{made[1]['id']}"), 409, "seek_seated")
 
 
@@ -148,7 +148,7 @@ def test_it_seats_no_one_outside_the_others_ranges(
     found = [seated(p, s["id"]) for p, s in zip(others, made, strict=True)]
     assert len({s["game"] for s in found}) == 1
     assert picky.ok("GET", f"/seeks/{waiting['id']}")["status"] == "open"
-    assert picky.ok("GET", "/seeks")[0]["rating_range"] == [30.0, None]
+    assert picky.ok("GET", "/seeks")["results"][0]["rating_range"] == [30.0, None]
     picky.ok("DELETE", f"/seeks/{waiting['id']}", 204)
     assert picky.ok("GET", f"/seeks/{waiting['id']}")["status"] == "canceled"
 
@@ -163,10 +163,10 @@ def test_it_keeps_one_open_seek_per_account_and_lets_only_its_owner_cancel_it(
     error_of(ann.post("/seeks", json=seek_body()), 409, "already_seeking")
     error_of(bob.get(f"/seeks/{seek['id']}"), 404, "not_found")
     error_of(bob.request("DELETE", f"/seeks/{seek['id']}"), 404, "not_found")
-    assert [s["id"] for s in ann.ok("GET", "/seeks")] == [seek["id"]]
+    assert [s["id"] for s in ann.ok("GET", "/seeks")["results"]] == [seek["id"]]
     ann.ok("DELETE", f"/seeks/{seek['id']}", 204)
     error_of(ann.request("DELETE", f"/seeks/{seek['id']}"), 409, "seek_canceled")
-    assert ann.ok("GET", "/seeks") == []
+    assert ann.ok("GET", "/seeks")["results"] == []
     ann.ok("POST", "/seeks", 201, json=seek_body())  # a new one, once the first is gone
 
 
@@ -193,7 +193,7 @@ def test_it_refuses_bad_seeks(api_server: LiveServer) -> None:
         assert field in error["fields"], (body, error)
     error_of(ann.get("/seeks/999999"), 404, "not_found")
     error_of(Client(api_server.url).post("/seeks", json=seek_body()), 401, "not_authenticated")
-    assert ann.ok("GET", "/seeks") == []
+    assert ann.ok("GET", "/seeks")["results"] == []
 
 
 @pytest.mark.django_db(transaction=True)
@@ -291,12 +291,13 @@ def test_it_never_puts_one_account_twice_at_a_table() -> None:
     assert planned(twice) == []
 
 
-def test_it_fills_with_house_bots_only_for_seekers_that_waited_for_them() -> None:
+def test_it_fills_with_house_bots_only_for_seekers_that_asked_for_them() -> None:
     assert planned([seek(1, age=5, bots_after=5)]) == [[1]]
     assert planned([seek(1, age=4, bots_after=5)]) == []
-    # Those who did not ask for bots, or have not waited long enough, keep waiting.
+    # Once the oldest's wait is over, it takes along the younger seekers who accept bots,
+    # waited or not (two friends seeking together meet); one who did not ask keeps waiting.
     lone = [seek(1, age=9, bots_after=5), seek(2, age=8), seek(3, age=1, bots_after=5)]
-    assert planned(lone, size=4) == [[1]]
+    assert planned(lone, size=4) == [[1, 3]]
     assert planned(lone, size=3) == [[1, 2, 3]]  # people enough: no bots
     pair = [seek(1, age=9, bots_after=5), seek(2, age=8, bots_after=0)]
     assert planned(pair) == [[1, 2]]

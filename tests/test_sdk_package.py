@@ -247,6 +247,42 @@ def test_it_plays_in_the_arena_with_the_installed_example_bot(
     assert not ArenaEntry.objects.get(player__username="arenabot").active  # it left at the end
 
 
+def test_it_leaves_the_arena_when_the_installed_example_bot_is_terminated(
+    sdk_venv: Path, api_server: LiveServer, celery_worker: WorkerInfo
+) -> None:
+    Arena.objects.update_or_create(
+        pool="classic",
+        defaults={"rules": {"preset": "classic"}, "move_seconds": 30, "wait_seconds": 600},
+    )
+    owner = register(api_server.url, "termowner")
+    with Client(api_server.url, owner.token) as client:
+        bot = client.create_bot("termbot")
+    example = subprocess.Popen(
+        [
+            *(str(sdk_venv / "bin" / "python"), "-m", "sergeant_sdk.example"),
+            *("--server", api_server.url, "--token", bot["token"], "--arena"),
+        ],
+        env=plain_env(sdk_venv),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until(
+            lambda: ArenaEntry.objects.filter(player__username="termbot", active=True).exists(),
+            timeout=30,
+            what="the bot to join the arena",
+        )
+        example.terminate()  # SIGTERM, as kill, systemd and docker stop send
+        _, err = example.communicate(timeout=30)
+    finally:
+        example.kill()
+
+    assert example.returncode == 0, err
+    assert "Traceback" not in err
+    assert not ArenaEntry.objects.get(player__username="termbot").active, err
+
+
 def test_it_calls_the_bot_table_game_and_tournament_endpoints(api_server: LiveServer) -> None:
     owner = register(api_server.url, "sdkuser")
     with Client(api_server.url, owner.token) as client:
@@ -291,3 +327,22 @@ def test_it_documents_a_complete_bot_in_under_forty_lines() -> None:
         for code in bots:
             assert len(code.strip().splitlines()) < 40, doc
             compile(code, str(doc), "exec")  # valid Python, as printed
+
+
+def test_it_knows_every_stream_line_type_the_server_sends_and_documents() -> None:
+    from sergeant_sdk.client import LINE_TYPES
+
+    sources = [
+        path.read_text()
+        for app in ("games", "tournaments", "challenges", "arena", "quickplay", "bots")
+        for path in (ROOT / app).glob("*.py")
+    ]
+    sent = {t for text in sources for t in re.findall(r'\btype="([a-z_]+)"', text)}
+    sent |= {
+        t for text in sources for t in re.findall(r'_send\([^,()]+(?:\(\w+\))?, "([a-z_]+)"', text)
+    }
+    after = (ROOT / "docs" / "api.md").read_text().split("| line `type` |")[1]
+    stream_table = after.split("\n\n")[0]
+    documented = set(re.findall(r"^\| `([a-z_]+)`(?:, `([a-z_]+)`)?", stream_table, re.M))
+    documented_types = {t for pair in documented for t in pair if t}
+    assert sent == set(LINE_TYPES) == documented_types

@@ -34,13 +34,20 @@ SIGNATURE_HEADER = "X-Signature"
 
 #: The ``type`` of the stream's lines (docs/api.md "The stream").
 LINE_TYPES = (
-    "game_start",
     "your_turn",
+    "game_start",
     "game_finish",
-    "challenge",
-    "challenge_declined",
+    "table_canceled",
     "tournament_round",
     "tournament_invite",
+    "challenge",
+    "challenge_accepted",
+    "challenge_declined",
+    "challenge_canceled",
+    "challenge_expired",
+    "arena_joined",
+    "arena_left",
+    "arena_removed",
 )
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -184,10 +185,10 @@ class Bot:
     def run(self) -> None:
         self.username = self.client.me()["username"]
         log.info("playing as %s", self.username)
-        if self.args.arena:
-            self.client.arena_join(self.args.pool)
-            log.info("in the arena (pool %s)", self.args.pool or "classic")
         try:
+            if self.args.arena:
+                self.client.arena_join(self.args.pool)
+                log.info("in the arena (pool %s)", self.args.pool or "classic")
             self.find_game()
             for line in self.client.stream():
                 if self.on_line(line):
@@ -196,7 +197,10 @@ class Bot:
                     self.report()
         finally:
             if self.args.arena:
-                self.client.arena_leave(self.args.pool)
+                try:
+                    self.client.arena_leave(self.args.pool)
+                except ApiError as error:  # stopped before the join was answered
+                    log.info("arena: %s", error)
         self.report(wait=True)
 
 
@@ -247,10 +251,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
+    # SIGTERM (kill, systemd, docker stop) ends the bot as Ctrl-C does: through run()'s
+    # finally, so that it leaves the arena rather than being seated while it is gone.
+    signal.signal(signal.SIGTERM, _stop)
     with Client(args.server, args.token) as client:
         bot = Bot(client, args)
-        bot.run()
+        try:
+            bot.run()
+        except KeyboardInterrupt:
+            log.info("stopped")
     log.info("done: %d games, %d actions", len(bot.finished), bot.actions)
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -14,15 +14,7 @@ from core.errors import Invalid
 from ratings import selectors as ratings
 from ratings.pools import DEFAULT_POOL
 from web.player_forms import pool_choices
-
-
-def _rating(entry: dict[str, Any]) -> dict[str, Any]:
-    return {
-        **entry,
-        "ordinal_shown": f"{entry['ordinal']:.1f}",
-        "mu_shown": f"{entry['mu']:.2f}",
-        "sigma_shown": f"{entry['sigma']:.2f}",
-    }
+from web.views.players import rating_shown
 
 
 @require_safe
@@ -38,8 +30,13 @@ def arena_page(request: HttpRequest) -> HttpResponse:
     context.update(
         {
             "arena": data,
-            "bots": [{**bot, **_rating(bot["rating"])} for bot in data["bots"]],
-            "leaderboard": [_rating(row) for row in data["leaderboard"]],
+            # The bot's own fields over its rating's: "games" is its arena games, not
+            # every rated game of the pool.
+            "bots": [
+                {**rating_shown(bot["rating"]), **{k: v for k, v in bot.items() if k != "rating"}}
+                for bot in data["bots"]
+            ],
+            "leaderboard": [rating_shown(row) for row in data["leaderboard"]],
         }
     )
     return render(request, "web/arena.html", context)

@@ -35,9 +35,10 @@ def query(params: QueryDict, **changes: Any) -> str:
     return f"?{encoded}" if encoded else "?"
 
 
-def _shown(entry: dict[str, Any]) -> dict[str, Any]:
-    """A leaderboard entry with its numbers as the page shows them (formatted here once:
-    the template's number filters cost more than the rest of the page)."""
+def rating_shown(entry: dict[str, Any]) -> dict[str, Any]:
+    """A rating entry (``ordinal``, ``mu``, ``sigma``) with its numbers as the pages show
+    them (formatted here once: the template's number filters cost more than the rest of the
+    page)."""
     return {
         **entry,
         "rating": f"{entry['ordinal']:.1f}",
@@ -57,7 +58,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         return render(request, "web/players/leaderboard.html", context, status=404)
     # The ranking (established players), then the players whose rating is still provisional.
     lists = ratings.leaderboards(pool)
-    rows = [_shown(row) for row in lists["ranked"] + lists["provisional"]]
+    rows = [rating_shown(row) for row in lists["ranked"] + lists["provisional"]]
     page = Paginator(rows, LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     context.update(
         {
