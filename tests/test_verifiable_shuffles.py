@@ -179,7 +179,9 @@ def test_it_commits_to_the_shuffle_and_shows_the_seed_only_after_the_end(
         if moves % 12 == 0:  # every read a client or the staff may make, now and then
             for client in (ann, spectator):
                 api_reads(client, game_id, game.table_id)
-            pages += web_pages(api_server.url, game_id)
+            shown = web_pages(api_server.url, game_id)
+            assert commitment in shown[0]  # the game's page shows the commitment
+            pages += shown
             pages += admin_pages(admin_client, Game.objects.get(pk=game_id))
         (seat,) = views[0]["to_act"]
         view = views[seat]
@@ -236,6 +238,9 @@ def test_it_commits_to_the_shuffle_and_shows_the_seed_only_after_the_end(
         "problems": [],
     }
     check_classic_record(spectator_record)
+    finished_page = httpx.get(f"{api_server.url}/games/{game_id}", timeout=30).text
+    assert commitment in finished_page and seed in finished_page
+    assert f"/api/v1/games/{game_id}/verify" in finished_page
     page = admin_client.get(f"/admin/games/game/{game_id}/change/").content.decode()
     assert seed in page  # the staff sees the seed once the game is over
     spectator.close()
