@@ -80,6 +80,18 @@ def run_in(venv: Path, *args: str, timeout: float = 60) -> subprocess.CompletedP
     )
 
 
+def start_example(venv: Path, *args: str) -> subprocess.Popen[str]:
+    """The installed example bot, started in the background with ``args``."""
+    return subprocess.Popen(
+        [str(venv / "bin" / "python"), "-m", "sergeant_sdk.example", *args],
+        cwd=venv.parent,
+        env=plain_env(venv),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def test_it_installs_with_httpx_and_no_django(sdk_venv: Path) -> None:
     probe = run_in(
         sdk_venv,
@@ -111,16 +123,8 @@ def test_it_runs_the_installed_example_bot_to_a_finished_game(
             started = client.seat_bot(table["id"], name)
     game_id = started["game"]
 
-    example = subprocess.Popen(
-        [
-            *(str(sdk_venv / "bin" / "python"), "-m", "sergeant_sdk.example"),
-            *("--server", api_server.url, "--token", bot["token"], "--games", "1"),
-        ],
-        cwd=sdk_venv.parent,
-        env=plain_env(sdk_venv),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    example = start_example(
+        sdk_venv, "--server", api_server.url, "--token", bot["token"], "--games", "1"
     )
     try:
         wait_until(
@@ -182,17 +186,11 @@ def test_it_plays_a_challenge_between_two_installed_example_bots(
     with Client(api_server.url, owner.token) as client:
         challenger = client.create_bot("challenger")
         accepter = client.create_bot("accepter")
-    example = (str(sdk_venv / "bin" / "python"), "-m", "sergeant_sdk.example")
     rules = '{"preset": "classic", "max_hands": 1}'
-    answering = subprocess.Popen(
-        [
-            *(*example, "--server", api_server.url, "--token", accepter["token"]),
-            *("--accept-challenges", "--games", "1"),
-        ],
-        env=plain_env(sdk_venv),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    answering = start_example(
+        sdk_venv,
+        *("--server", api_server.url, "--token", accepter["token"]),
+        *("--accept-challenges", "--games", "1"),
     )
     try:
         done = run_in(
@@ -257,15 +255,8 @@ def test_it_leaves_the_arena_when_the_installed_example_bot_is_terminated(
     owner = register(api_server.url, "termowner")
     with Client(api_server.url, owner.token) as client:
         bot = client.create_bot("termbot")
-    example = subprocess.Popen(
-        [
-            *(str(sdk_venv / "bin" / "python"), "-m", "sergeant_sdk.example"),
-            *("--server", api_server.url, "--token", bot["token"], "--arena"),
-        ],
-        env=plain_env(sdk_venv),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    example = start_example(
+        sdk_venv, "--server", api_server.url, "--token", bot["token"], "--arena"
     )
     try:
         wait_until(

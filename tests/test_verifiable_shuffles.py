@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 from hashlib import sha256
 from typing import Any
 
@@ -23,6 +22,7 @@ from games.models import Game, Table
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer, WorkerInfo
 from tests.game_helpers import choose_action, start_table
+from tests.test_api_full_games import StreamReader
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -91,20 +91,6 @@ def test_it_reproduces_the_worked_example_of_the_docs() -> None:
 
 
 # --- The game, scanned -----------------------------------------------------------------------
-
-
-class StreamReader(threading.Thread):
-    def __init__(self, client: Client) -> None:
-        super().__init__(daemon=True)
-        self.client = client
-        self.lines: list[str] = []
-
-    def run(self) -> None:
-        try:
-            for line in self.client.stream_lines():
-                self.lines.append(line)
-        except Exception:  # the server closes the stream when the test ends
-            pass
 
 
 def web_pages(base_url: str, game_id: int) -> list[str]:
