@@ -87,6 +87,21 @@ def test_it_refuses_a_head_that_never_ends(api_server: LiveServer) -> None:
     assert_refused(answer_to(api_server, head), 431, "headers_too_large")
 
 
+def test_it_refuses_a_long_url_before_its_head_ends(api_server: LiveServer) -> None:
+    # Under the head's byte limit, with no end of headers: the URL's own limit refuses it.
+    head = b"GET /api/v1/tables?q=" + b"a" * (2 * MAX_URL_BYTES) + b" HTTP/1.1\r\nHost: x\r\n"
+
+    assert_refused(answer_to(api_server, head), 414, "url_too_long")
+
+
+def test_it_refuses_many_small_headers_before_their_head_ends(api_server: LiveServer) -> None:
+    # A few kilobytes, far under the byte limit, and no end of headers: the count refuses it.
+    many = b"".join(b"X-%d: v\r\n" % i for i in range(2 * MAX_HEADERS))
+    head = b"GET /api/v1/tables HTTP/1.1\r\nHost: 127.0.0.1\r\n" + many
+
+    assert_refused(answer_to(api_server, head), 431, "headers_too_large")
+
+
 def test_it_serves_requests_at_the_limits(api_server: LiveServer) -> None:
     path = "/api/v1/tables?q=" + "a" * (MAX_URL_BYTES - 100)
     headers = {f"X-H{i}": "v" for i in range(MAX_HEADERS - 10)}
