@@ -134,9 +134,10 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     # Parser callbacks.
 
     def on_headers_complete(self) -> None:
-        refusal = _head_refusal(len(self.url), len(self.headers), 0)
-        if refusal is not None:
-            raise refusal
+        if len(self.url) > MAX_URL_BYTES:
+            raise _url_too_long()
+        if len(self.headers) > MAX_HEADERS:
+            raise _headers_too_large()
         self._in_head = False
         super().on_headers_complete()
 
