@@ -9,16 +9,16 @@ A, B, C...; round 2: the same order rotated by one) since the machine is shared 
 drifts. What is measured for each run is the CPU time (user + system, from ``/proc``) of
 the variant's processes (the server and its children) divided by the requests wrk
 completed: the server's CPU a request, printed as a ratio against the baseline (the web
-server as platform/Procfile started it, serving the same app), pooled over the rounds; with
-wrk's requests/s and p99 latency at that concurrency (wall-clock figures: noisy on a shared
-machine).
+server as platform/Procfile started it before decision 0046, uvicorn's access log on,
+serving the same app), pooled over the rounds; with wrk's requests/s and p99 latency at that
+concurrency (wall-clock figures: noisy on a shared machine).
 
 The ``trivial`` variants serve :func:`trivial_app` (a fixed 2-byte JSON answer), so that
 what the server costs by itself shows beside what the platform's app costs on top of it.
 
     .venv/bin/python benchmarks/asgi_servers.py [--rounds 3] [--seconds 5] [--connections 16]
 
-granian is measured only if it is installed (``pip install granian``: it is not a
+granian is measured only if it is installed (``.venv/bin/pip install granian``: it is not a
 dependency; docs/decisions/0046-web-server-options.md says why). wrk is Debian's ``wrk``.
 """
 
