@@ -136,7 +136,12 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         if len(self.url) > MAX_URL_BYTES:
             raise _url_too_long()
-        if len(self.headers) > MAX_HEADERS:
+        if len(self.headers) > MAX_HEADERS or (
+            # A read can bring a whole head over the limit (uvloop reads up to 256 KiB), which
+            # the check after the read would not see: measured only then, so rarely.
+            self._head_bytes > MAX_HEAD_BYTES
+            and _head_size(self.url, self.headers) > MAX_HEAD_BYTES
+        ):
             raise _headers_too_large()
         self._in_head = False
         super().on_headers_complete()
@@ -145,6 +150,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         super().on_message_complete()
         self._in_head = True
         self._head_bytes = 0
+
+
+def _head_size(url: bytes, headers: list[tuple[bytes, bytes]]) -> int:
+    """The bytes of a head's URL and headers, each header with its ``: `` and line end."""
+    return len(url) + sum(len(name) + len(value) + 4 for name, value in headers)
 
 
 def _head_refusal(url_bytes: int, headers: int, head_bytes: int) -> HeadTooLarge | None:
