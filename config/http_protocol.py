@@ -17,6 +17,7 @@ docs/decisions/0037-request-head-limits.md says why here and not in a proxy.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import httptools
 import orjson
@@ -57,14 +58,27 @@ def _headers_too_large() -> HeadTooLarge:
 
 
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
-    """:class:`HttpToolsProtocol` with the head limits above."""
+    """:class:`HttpToolsProtocol` with the head limits above.
+
+    The limits are checked at two places only, not in the parser's callback of every header
+    or piece of URL (that cost more than the rest of the guard together, decision 0046):
+    after each read while a head is incomplete (the URL, the headers and the bytes so far),
+    and once a head is complete (its URL and headers). A read brings at most the transport's
+    buffer, so the parser holds at most a limit plus one read, as before."""
 
     # Bytes received since the current request began, while its head is incomplete.
     _head_bytes = 0
+    # Whether the next bytes belong to a head (between requests too): the counts above and
+    # uvicorn's ``url`` and ``headers`` are then those of a head being received, or those
+    # of the last request, which passed.
     _in_head = True
-    # Headers of the current request so far.
-    _headers_seen = 0
     _refused = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # uvicorn sets them when a request begins; the checks after a read may come first.
+        self.url = b""
+        self.headers = []
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -89,9 +103,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         except httptools.HttpParserError:
             self._bad_request()
             return
-        if self._in_head and self._head_bytes > MAX_HEAD_BYTES:
-            # The URL is within its limit (on_url checks it as it comes): the headers are not.
-            self._refuse(_headers_too_large())
+        if self._in_head and (self._head_bytes > MAX_URL_BYTES or len(self.headers) > MAX_HEADERS):
+            # A head still incomplete: refused as soon as what came of it is over a limit.
+            refusal = _head_refusal(len(self.url), len(self.headers), self._head_bytes)
+            if refusal is not None:
+                self._refuse(refusal)
 
     def _bad_request(self) -> None:
         msg = "Invalid HTTP request received."
@@ -117,23 +133,16 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     # Parser callbacks.
 
-    def on_message_begin(self) -> None:
-        super().on_message_begin()
-        self._in_head = True
-        self._headers_seen = 0
-
-    def on_url(self, url: bytes) -> None:
-        super().on_url(url)
+    def on_headers_complete(self) -> None:
         if len(self.url) > MAX_URL_BYTES:
             raise _url_too_long()
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self._headers_seen += 1
-        if self._headers_seen > MAX_HEADERS:
+        if len(self.headers) > MAX_HEADERS or (
+            # A read can bring a whole head over the limit (uvloop reads up to 256 KiB), which
+            # the check after the read would not see: measured only then, so rarely.
+            self._head_bytes > MAX_HEAD_BYTES
+            and _head_size(self.url, self.headers) > MAX_HEAD_BYTES
+        ):
             raise _headers_too_large()
-        super().on_header(name, value)
-
-    def on_headers_complete(self) -> None:
         self._in_head = False
         super().on_headers_complete()
 
@@ -141,3 +150,17 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         super().on_message_complete()
         self._in_head = True
         self._head_bytes = 0
+
+
+def _head_size(url: bytes, headers: list[tuple[bytes, bytes]]) -> int:
+    """The bytes of a head's URL and headers, each header with its ``: `` and line end."""
+    return len(url) + sum(len(name) + len(value) + 4 for name, value in headers)
+
+
+def _head_refusal(url_bytes: int, headers: int, head_bytes: int) -> HeadTooLarge | None:
+    """The refusal a head with this URL, number of headers and size so far has earned."""
+    if url_bytes > MAX_URL_BYTES:
+        return _url_too_long()
+    if headers > MAX_HEADERS or head_bytes > MAX_HEAD_BYTES:
+        return _headers_too_large()
+    return None

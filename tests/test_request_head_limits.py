@@ -65,6 +65,17 @@ def test_it_refuses_a_header_of_a_megabyte(api_server: LiveServer) -> None:
     assert_still_serving(api_server)
 
 
+def test_it_refuses_a_whole_head_over_the_limit_that_came_in_one_read(
+    api_server: LiveServer,
+) -> None:
+    # Complete, and small enough for one read of the server: the head's own size refuses it.
+    big = b"X-Big: " + b"a" * (MAX_HEAD_BYTES + 30_000) + b"\r\n"
+    head = b"GET /api/v1/tables HTTP/1.1\r\nHost: 127.0.0.1\r\n" + big + b"\r\n"
+
+    assert_refused(answer_to(api_server, head), 431, "headers_too_large")
+    assert_still_serving(api_server)
+
+
 def test_it_refuses_ten_thousand_headers(api_server: LiveServer) -> None:
     many = b"".join(b"X-H%d: v\r\n" % i for i in range(10_000))
     head = b"GET /api/v1/tables HTTP/1.1\r\nHost: 127.0.0.1\r\n" + many + b"\r\n"
@@ -83,6 +94,21 @@ def test_it_refuses_a_url_of_a_hundred_kilobytes(api_server: LiveServer) -> None
 def test_it_refuses_a_head_that_never_ends(api_server: LiveServer) -> None:
     # No end of headers ever comes: the size alone refuses it.
     head = b"GET /api/v1/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Endless: " + b"b" * 300_000
+
+    assert_refused(answer_to(api_server, head), 431, "headers_too_large")
+
+
+def test_it_refuses_a_long_url_before_its_head_ends(api_server: LiveServer) -> None:
+    # Under the head's byte limit, with no end of headers: the URL's own limit refuses it.
+    head = b"GET /api/v1/tables?q=" + b"a" * (2 * MAX_URL_BYTES) + b" HTTP/1.1\r\nHost: x\r\n"
+
+    assert_refused(answer_to(api_server, head), 414, "url_too_long")
+
+
+def test_it_refuses_many_small_headers_before_their_head_ends(api_server: LiveServer) -> None:
+    # A few kilobytes, far under the byte limit, and no end of headers: the count refuses it.
+    many = b"".join(b"X-%d: v\r\n" % i for i in range(2 * MAX_HEADERS))
+    head = b"GET /api/v1/tables HTTP/1.1\r\nHost: 127.0.0.1\r\n" + many
 
     assert_refused(answer_to(api_server, head), 431, "headers_too_large")
 
