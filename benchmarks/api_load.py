@@ -881,8 +881,9 @@ def compare(args: argparse.Namespace, a: Server, b: Server) -> None:
             for ra, rb in zip(a.rounds[kind], b.rounds[kind], strict=True)
         ]
         pa, pb = pooled(a.rounds[kind]), pooled(b.rounds[kind])
+        cpu_ratio = pb["server_cpu_ms"] / pa["server_cpu_ms"]
         print(
-            f"B ÷ A, server CPU per {names[kind]}: pooled {pb['server_cpu_ms'] / pa['server_cpu_ms']:.3f}"
+            f"B ÷ A, server CPU per {names[kind]}: pooled {cpu_ratio:.3f}"
             f"; by round {', '.join(f'{x:.3f}' for x in by_round)}"
             f"  (uvicorn alone: pooled "
             f"{pb['server_parts_ms']['uvicorn'] / pa['server_parts_ms']['uvicorn']:.3f})"
