@@ -93,6 +93,8 @@ AGAINST_DB_NAME = "sergeant_bench_b"
 AGAINST_REDIS_DB = 15
 #: Silence after each measured phase (``--settle``).
 SETTLE_SECONDS = 2.0
+#: When, into a measured phase, the connections each worker holds are counted.
+SPLIT_AFTER_SECONDS = 3.0
 
 
 def start_server(
@@ -520,8 +522,8 @@ class CpuMeter:
 
     PARTS = ("uvicorn", "postgres", "postgres-shared", "redis-server")
 
-    def __init__(self, server_pid: int, database: str) -> None:
-        self.server_pid, self.database = server_pid, database
+    def __init__(self, server_pid: int, port: int, database: str) -> None:
+        self.server_pid, self.port, self.database = server_pid, port, database
         self.catalog = psycopg.connect(
             "host=127.0.0.1 user=postgres dbname=postgres", autocommit=True
         )
@@ -583,13 +585,43 @@ class CpuMeter:
         def window_opened() -> None:
             before.update(self.read())
 
+        split: list[int] = []
+        sampling = asyncio.get_running_loop().call_later(
+            SPLIT_AFTER_SECONDS, lambda: split.extend(self.connections_by_worker())
+        )
         result: dict[str, Any] = await phase(window_opened=window_opened)
+        sampling.cancel()
+        after = self.read()
         count = max(1, result["window_count"])
-        spent = {part: s * 1000 / count for part, s in self.spent(before, self.read()).items()}
+        spent = {part: s * 1000 / count for part, s in self.spent(before, after).items()}
+        workers = self.workers()
+        result["worker_cpu_s"] = sorted(
+            (after["uvicorn"].get(pid, 0.0) - before["uvicorn"].get(pid, 0.0) for pid in workers),
+            reverse=True,
+        )
+        result["worker_connections"] = split
         result["server_cpu_ms"] = sum(spent[part] for part in self.PARTS)
         result["server_parts_ms"] = {part: spent[part] for part in self.PARTS}
         result["client_cpu_ms"] = spent["client"]
         return result
+
+    def workers(self) -> list[int]:
+        """The pids of the server's worker processes (uvicorn's children)."""
+        return sorted(processes_cpu(lambda _, parent, __: parent == self.server_pid))
+
+    def connections_by_worker(self) -> list[int]:
+        """How many established TCP connections each worker holds, most first: uvicorn's
+        workers share one listening socket, and which one accepts a connection is a race."""
+        established = established_sockets(self.port)
+        counts = []
+        for pid in self.workers():
+            held = 0
+            with contextlib.suppress(OSError):
+                for fd in os.listdir(f"/proc/{pid}/fd"):
+                    with contextlib.suppress(OSError):
+                        held += os.readlink(f"/proc/{pid}/fd/{fd}") in established
+            counts.append(held)
+        return sorted(counts, reverse=True)
 
     async def idle(self, seconds: float) -> dict[str, float]:
         """The server's CPU, in ms per second, by part, over ``seconds`` in which this load
@@ -600,16 +632,17 @@ class CpuMeter:
         return {part: spent[part] * 1000 / seconds for part in self.PARTS}
 
 
-def established_connections(port: int) -> int:
-    """TCP connections established to ``port`` on this machine (server side, /proc/net)."""
-    count = 0
+def established_sockets(port: int) -> set[str]:
+    """The server-side sockets of the TCP connections established to ``port`` on this
+    machine (from /proc/net), named as /proc/PID/fd links name them."""
+    found = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with contextlib.suppress(OSError), open(table) as lines:
             for line in list(lines)[1:]:
-                local, state = line.split()[1], line.split()[3]
-                if state == "01" and int(local.rsplit(":", 1)[1], 16) == port:
-                    count += 1
-    return count
+                fields = line.split()
+                if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    found.add(f"socket:[{fields[9]}]")
+    return found
 
 
 class Server:
@@ -631,7 +664,7 @@ class Server:
         }
         self.process = start_server(env, self.port, workers, code, self.redis_url, database)
         try:
-            self.cpu = CpuMeter(self.process.pid, database)
+            self.cpu = CpuMeter(self.process.pid, self.port, database)
         except BaseException:
             stop(self.process)
             raise
@@ -667,7 +700,7 @@ class Server:
         return {
             "after": after,
             "idle_ms_per_s": idle,
-            "connections": established_connections(self.port),
+            "connections": len(established_sockets(self.port)),
             "rss_mb": rss / 1024,
             "database_mb": rows[0] / 2**20,
             "active_backends": rows[1],
@@ -772,7 +805,7 @@ def report(args: argparse.Namespace, s: Server) -> None:
         "  by round:              "
         + "; ".join(
             f"{r['per_second']:.0f} req/s, {r['server_cpu_ms']:.2f} ms "
-            f"(load generator {r['client_cpu_ms']:.2f} ms)"
+            f"(load generator {r['client_cpu_ms']:.2f} ms; {split(r)})"
             for r in s.rounds["baseline"]
         )
     )
@@ -788,6 +821,14 @@ def report(args: argparse.Namespace, s: Server) -> None:
             f"database {st['database_mb']:.1f} MB; Redis db {st['redis_keys']} keys "
             f"(all dbs {st['redis_mb']:.1f} MB)"
         )
+
+
+def split(phase: dict[str, Any]) -> str:
+    """How a phase's work fell on the server's workers: connections each held 3 s in, and
+    CPU seconds each spent."""
+    connections = "/".join(str(n) for n in phase["worker_connections"])
+    cpu = "/".join(f"{s:.1f}" for s in phase["worker_cpu_s"])
+    return f"workers: {connections} connections, {cpu} s CPU"
 
 
 def report_games(s: Server, base: dict[str, Any]) -> None:
@@ -834,7 +875,7 @@ def report_games(s: Server, base: dict[str, Any]) -> None:
     )
     print(
         "  move CPU by round:     "
-        + "; ".join(f"{r['server_cpu_ms']:.2f} ms" for r in s.rounds["games"])
+        + "; ".join(f"{r['server_cpu_ms']:.2f} ms ({split(r)})" for r in s.rounds["games"])
     )
     for think, paced in s.paced.items():
         print(
