@@ -4,9 +4,13 @@
                                             [--workers 2] [--hands N]
                                             [--poll-games] [--think-ms 1000,500]
                                             [--move-seconds 60] [--code DIR]
+                                            [--database sergeant_bench] [--redis-db 12]
+                                            [--against DIR [--against-database
+                                             sergeant_bench_b] [--against-redis-db 15]]
+                                            [--baseline-only] [--settle 2]
 
-It creates a fresh PostgreSQL database (``sergeant_bench``) and uses Redis db 12, starts
-uvicorn (ASGI) on loopback, then measures in one run:
+It creates a fresh PostgreSQL database (``--database``, ``sergeant_bench``) and flushes a
+Redis db (``--redis-db``, 12), starts uvicorn (ASGI) on loopback, then measures in one run:
 
 1. the baseline: ``--clients`` concurrent clients calling ``GET /api/v1/me`` (a trivial
    authenticated endpoint) for ``--seconds``: requests/s, p50, p99;
@@ -32,15 +36,24 @@ uvicorn (ASGI) on loopback, then measures in one run:
    the late ones, so that both see the same load.
 
 After an unmeasured warm-up of both, the baseline and the games alternate for ``--rounds``
-rounds, and their figures are pooled (each round's rates are printed too); the paced runs
-and the long game come after. One baseline then one games phase, as before, gave ratios
-from 0.45 to 0.51 in back-to-back runs: the machine's speed drifts with its other tenants,
-and the games were measured cold (a baseline right after games is also slower than one on
-a server that has played none).
+rounds, and their figures are pooled (each round's rates and CPU per operation are printed
+too); the paced runs and the long game come after. Each measured phase is followed by
+``--settle`` seconds of silence in which the server's CPU is read (with the connections
+still open to it, its workers' memory, its database's and Redis db's sizes): any work a
+phase left running into the next shows there (none did: docs/decisions/0047). Each phase
+also prints how its connections and CPU fell on uvicorn's workers. ``--baseline-only``:
+rounds of ``GET /me`` alone, no games (the machine's own drift).
 
-The baseline and the games also report the CPU time per operation of the server side
-(the uvicorn processes, PostgreSQL and Redis, read from ``/proc``) and of the load
-generator: a cost, steadier between runs on a shared machine than any throughput.
+One baseline then one games phase, as before, gave ratios from 0.45 to 0.51 in
+back-to-back runs: the machine's speed drifts with its other tenants, and the games were
+measured cold (a baseline right after games is also slower than one on a server that has
+played none).
+
+The baseline and the games also report the CPU time per operation of the server side,
+read from ``/proc`` (``CpuMeter``: the uvicorn processes; the PostgreSQL backends of the
+server's own database, by ``pg_stat_activity``; PostgreSQL's processes of no database and
+Redis, which are shared, counted whole for the phase running) and of the load generator:
+a cost, steadier between runs on a shared machine than any throughput.
 
 Every latency is also given as the server measured it (``Server-Timing``, config/asgi.py):
 the time in Django, thread hand-offs included; the rest went to uvicorn's event loop, the
@@ -49,6 +62,12 @@ generator's own event loop was during the paced runs is printed too.
 
 ``--code DIR`` serves another checkout (say ``git worktree add /tmp/old <commit>``) with
 this checkout's packages: alternate runs of the two to compare versions on one machine.
+
+``--against DIR`` serves two checkouts side by side in one run: A (this one, or ``--code``)
+and B (DIR), each on its own fresh database and Redis db, on this checkout's packages, with
+one load generator. Every phase runs on A then B (B then A in even rounds), never both at
+once; each server's figures are printed, then B ÷ A of the server CPU per ``GET /me`` and
+per move (pooled and per round), of the rates and of the paced runs' steady p99.
 
 Needs PostgreSQL and Redis on 127.0.0.1 (``make test`` with CI=true starts them).
 """
@@ -606,8 +625,15 @@ class CpuMeter:
         return result
 
     def workers(self) -> list[int]:
-        """The pids of the server's worker processes (uvicorn's children)."""
-        return sorted(processes_cpu(lambda _, parent, __: parent == self.server_pid))
+        """The pids of the server's worker processes (uvicorn's children but its
+        multiprocessing resource tracker)."""
+
+        def worker(pid: int, parent: int, _: str) -> bool:
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as command:
+                return parent == self.server_pid and b"resource_tracker" not in command.read()
+            return False
+
+        return sorted(processes_cpu(worker))
 
     def connections_by_worker(self) -> list[int]:
         """How many established TCP connections each worker holds, most first: uvicorn's
