@@ -594,9 +594,7 @@ class CpuMeter:
             for part, pids in after.items()
         }
 
-    async def measure(
-        self, phase: Callable[[Callable[[], None]], Awaitable[dict[str, Any]]]
-    ) -> dict[str, Any]:
+    async def measure(self, phase: Callable[..., Awaitable[dict[str, Any]]]) -> dict[str, Any]:
         """Runs the phase and adds its CPU per operation in its window. ``phase`` is given
         the function to call when its window opens (where the CPU is read again)."""
         before = self.read()
