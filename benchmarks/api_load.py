@@ -898,6 +898,14 @@ def report_games(s: Server, base: dict[str, Any]) -> None:
         + "  (GET /me / move)"
     )
     print(
+        "  server ratio by round: "
+        + "; ".join(
+            f"{b['server_cpu_ms'] / m['server_cpu_ms']:.3f}"
+            for b, m in zip(s.rounds["baseline"], s.rounds["games"], strict=True)
+        )
+        + "  (CPU per GET /me ÷ per move: the rate ratio if both got the same CPU)"
+    )
+    print(
         "  move CPU by round:     "
         + "; ".join(f"{r['server_cpu_ms']:.2f} ms ({split(r)})" for r in s.rounds["games"])
     )
