@@ -817,6 +817,11 @@ def server_line(result: dict[str, Any]) -> str:
 
 def report(args: argparse.Namespace, s: Server) -> None:
     """The figures of one server."""
+    log = (ROOT / "var" / f"{s.database}-uvicorn.log").read_text(errors="replace")
+    if refused := log.count("too many clients"):
+        # PostgreSQL's max_connections is shared with everything else on the machine: a pool
+        # that cannot grow makes requests wait for a connection, which the rates then show.
+        print(f"WARNING: PostgreSQL refused this server {refused} connection(s) (its log)")
     base = pooled(s.rounds["baseline"])
     print(
         f"baseline GET /me:        {base['per_second']:8.1f} req/s   "
