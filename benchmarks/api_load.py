@@ -46,8 +46,8 @@ rounds of ``GET /me`` alone, no games (the machine's own drift).
 
 One baseline then one games phase, as before, gave ratios from 0.45 to 0.51 in
 back-to-back runs: the machine's speed drifts with its other tenants, and the games were
-measured cold (a baseline right after games is also slower than one on a server that has
-played none).
+measured cold (a baseline right after games was also slower than one on a server that had
+played none, in rates; its CPU per request is the same: docs/decisions/0047).
 
 The baseline and the games also report the CPU time per operation of the server side,
 read from ``/proc`` (``CpuMeter``: the uvicorn processes; the PostgreSQL backends of the
