@@ -714,7 +714,9 @@ class Server:
                 rss += next(int(x.split()[1]) for x in status if x.startswith("VmRSS:"))
         import redis
 
-        client = redis.Redis.from_url(self.redis_url)
+        with redis.Redis.from_url(self.redis_url) as client:
+            redis_keys = client.dbsize()
+            redis_mb = int(client.info("memory")["used_memory"]) / 2**20
         rows = self.cpu.catalog.execute(
             "SELECT pg_database_size(%s), count(*) FILTER (WHERE state = 'active') "
             "FROM pg_stat_activity WHERE datname = %s",
@@ -728,8 +730,8 @@ class Server:
             "rss_mb": rss / 1024,
             "database_mb": rows[0] / 2**20,
             "active_backends": rows[1],
-            "redis_keys": client.dbsize(),
-            "redis_mb": int(client.info("memory")["used_memory"]) / 2**20,
+            "redis_keys": redis_keys,
+            "redis_mb": redis_mb,
         }
 
 
