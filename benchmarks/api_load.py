@@ -4,9 +4,13 @@
                                             [--workers 2] [--hands N]
                                             [--poll-games] [--think-ms 1000,500]
                                             [--move-seconds 60] [--code DIR]
+                                            [--database sergeant_bench] [--redis-db 12]
+                                            [--against DIR [--against-database
+                                             sergeant_bench_b] [--against-redis-db 15]]
+                                            [--baseline-only] [--settle 2]
 
-It creates a fresh PostgreSQL database (``sergeant_bench``) and uses Redis db 12, starts
-uvicorn (ASGI) on loopback, then measures in one run:
+It creates a fresh PostgreSQL database (``--database``, ``sergeant_bench``) and flushes a
+Redis db (``--redis-db``, 12), starts uvicorn (ASGI) on loopback, then measures in one run:
 
 1. the baseline: ``--clients`` concurrent clients calling ``GET /api/v1/me`` (a trivial
    authenticated endpoint) for ``--seconds``: requests/s, p50, p99;
@@ -32,15 +36,24 @@ uvicorn (ASGI) on loopback, then measures in one run:
    the late ones, so that both see the same load.
 
 After an unmeasured warm-up of both, the baseline and the games alternate for ``--rounds``
-rounds, and their figures are pooled (each round's rates are printed too); the paced runs
-and the long game come after. One baseline then one games phase, as before, gave ratios
-from 0.45 to 0.51 in back-to-back runs: the machine's speed drifts with its other tenants,
-and the games were measured cold (a baseline right after games is also slower than one on
-a server that has played none).
+rounds, and their figures are pooled (each round's rates and CPU per operation are printed
+too); the paced runs and the long game come after. Each measured phase is followed by
+``--settle`` seconds of silence in which the server's CPU is read (with the connections
+still open to it, its workers' memory, its database's and Redis db's sizes): any work a
+phase left running into the next shows there (none did: docs/decisions/0047). Each phase
+also prints how its connections and CPU fell on uvicorn's workers. ``--baseline-only``:
+rounds of ``GET /me`` alone, no games (the machine's own drift).
 
-The baseline and the games also report the CPU time per operation of the server side
-(the uvicorn processes, PostgreSQL and Redis, read from ``/proc``) and of the load
-generator: a cost, steadier between runs on a shared machine than any throughput.
+One baseline then one games phase, as before, gave ratios from 0.45 to 0.51 in
+back-to-back runs: the machine's speed drifts with its other tenants, and the games were
+measured cold (a baseline right after games was also slower than one on a server that had
+played none, in rates; its CPU per request is the same: docs/decisions/0047).
+
+The baseline and the games also report the CPU time per operation of the server side,
+read from ``/proc`` (``CpuMeter``: the uvicorn processes; the PostgreSQL backends of the
+server's own database, by ``pg_stat_activity``; PostgreSQL's processes of no database and
+Redis, which are shared, counted whole for the phase running) and of the load generator:
+a cost, steadier between runs on a shared machine than any throughput.
 
 Every latency is also given as the server measured it (``Server-Timing``, config/asgi.py):
 the time in Django, thread hand-offs included; the rest went to uvicorn's event loop, the
@@ -49,6 +62,12 @@ generator's own event loop was during the paced runs is printed too.
 
 ``--code DIR`` serves another checkout (say ``git worktree add /tmp/old <commit>``) with
 this checkout's packages: alternate runs of the two to compare versions on one machine.
+
+``--against DIR`` serves two checkouts side by side in one run: A (this one, or ``--code``)
+and B (DIR), each on its own fresh database and Redis db, on this checkout's packages, with
+one load generator. Every phase runs on A then B (B then A in even rounds), never both at
+once; each server's figures are printed, then B ÷ A of the server CPU per ``GET /me`` and
+per move (pooled and per round), of the rates and of the paced runs' steady p99.
 
 Needs PostgreSQL and Redis on 127.0.0.1 (``make test`` with CI=true starts them).
 """
@@ -62,7 +81,6 @@ import gc
 import os
 import random
 import resource
-import signal
 import statistics
 import subprocess
 import sys
@@ -75,22 +93,31 @@ from typing import Any
 
 import aiohttp
 import orjson
+import psycopg
 from common import (
     BIN,
     ROOT,
     free_port,
     fresh_database,
     percentile,
-    process_cpu_seconds,
+    processes_cpu,
     start_uvicorn,
+    stop,
 )
 
 DB_NAME = "sergeant_bench"
-REDIS_URL = "redis://127.0.0.1:6379/12"
+REDIS_DB = 12
+#: The second server's of a side-by-side run (``--against``).
+AGAINST_DB_NAME = "sergeant_bench_b"
+AGAINST_REDIS_DB = 15
+#: Silence after each measured phase (``--settle``).
+SETTLE_SECONDS = 2.0
+#: When, into a measured phase, the connections each worker holds are counted.
+SPLIT_AFTER_SECONDS = 3.0
 
 
 def start_server(
-    env: dict[str, str], port: int, workers: int, code: Path = ROOT
+    env: dict[str, str], port: int, workers: int, code: Path, redis_url: str, log_name: str
 ) -> subprocess.Popen[bytes]:
     """uvicorn serving the checkout at ``code`` (this one by default), with this checkout's
     virtual environment: another checkout's code is measured on the same packages."""
@@ -100,8 +127,8 @@ def start_server(
     )
     import redis
 
-    redis.Redis.from_url(REDIS_URL).flushdb()
-    return start_uvicorn(env, port, log_name="bench-uvicorn.log", workers=workers, code=code)
+    redis.Redis.from_url(redis_url).flushdb()
+    return start_uvicorn(env, port, log_name=f"{log_name}-uvicorn.log", workers=workers, code=code)
 
 
 def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -495,30 +522,79 @@ async def long_game(
 
 
 class CpuMeter:
-    """CPU seconds spent by the server side (the uvicorn processes, PostgreSQL, Redis) and
-    by this load generator, per measured phase: what an operation costs the machine, a
-    figure far steadier between runs than throughput on a shared machine."""
+    """CPU seconds spent by one server's side and by this load generator, per measured phase:
+    what an operation costs the machine, a figure far steadier between runs than throughput
+    on a shared machine.
 
-    PARTS = ("uvicorn", "postgres", "redis-server")
+    The parts: ``uvicorn``, the server's processes (its master and workers); ``postgres``,
+    the backends of the server's own database (``pg_stat_activity`` gives their pids by
+    ``datname``; autovacuum workers on that database included), so that another database's
+    work (another server of a side-by-side run, other tenants' tests) is not counted;
+    ``postgres-shared``, PostgreSQL's processes of no database (WAL writer, checkpointer,
+    background writer, launchers), and ``redis-server``, one process for every Redis db:
+    those two are shared, and counted whole for the phase running while they spent it (the
+    phases of the two servers of a side-by-side run never overlap, but other tenants' work
+    on the same PostgreSQL and Redis is in these two parts). Differences are taken process
+    by process: a backend that starts in a phase counts all its CPU there, one that ends
+    loses what it spent in the phase before it ended.
+    """
 
-    def __init__(self, server_pid: int) -> None:
-        self.server_pid = server_pid
+    PARTS = ("uvicorn", "postgres", "postgres-shared", "redis-server")
 
-    def read(self) -> dict[str, float]:
-        """CPU seconds so far of each server part and of this load generator ("client")."""
-        parts = {
-            "uvicorn": process_cpu_seconds(lambda pid, parent, _: self.server_pid in (pid, parent)),
-            **{
-                name: process_cpu_seconds(lambda _, __, command, n=name: command == n)
-                for name in self.PARTS[1:]
-            },
-        }
+    def __init__(self, server_pid: int, port: int, database: str) -> None:
+        self.server_pid, self.port, self.database = server_pid, port, database
+        self.catalog = psycopg.connect(
+            "host=127.0.0.1 user=postgres dbname=postgres", autocommit=True
+        )
+
+    def pids(self) -> tuple[set[int], set[int]]:
+        """(the backends of the server's database, PostgreSQL's processes of none)."""
+        rows = self.catalog.execute(
+            "SELECT pid, datname FROM pg_stat_activity WHERE datname = %s OR datname IS NULL",
+            (self.database,),
+        ).fetchall()
+        return {pid for pid, name in rows if name}, {pid for pid, name in rows if not name}
+
+    def read(self) -> dict[str, dict[int, float]]:
+        """CPU seconds so far of each process of each server part, and of this load generator
+        ("client")."""
+        own_db, shared = self.pids()
+        server = self.server_pid
+
+        def part(pid: int, parent: int, command: str) -> str | None:
+            if server in (pid, parent):
+                return "uvicorn"
+            if pid in own_db:
+                return "postgres"
+            if pid in shared:
+                return "postgres-shared"
+            return "redis-server" if command == "redis-server" else None
+
+        found: dict[str, dict[int, float]] = {name: {} for name in self.PARTS}
+        wanted: dict[int, str] = {}
+
+        def include(pid: int, parent: int, command: str) -> bool:
+            name = part(pid, parent, command)
+            if name is not None:
+                wanted[pid] = name
+            return name is not None
+
+        for pid, seconds in processes_cpu(include).items():
+            found[wanted[pid]][pid] = seconds
         own = resource.getrusage(resource.RUSAGE_SELF)
-        return {**parts, "client": own.ru_utime + own.ru_stime}
+        return {**found, "client": {0: own.ru_utime + own.ru_stime}}
 
-    async def measure(
-        self, phase: Callable[[Callable[[], None]], Awaitable[dict[str, Any]]]
-    ) -> dict[str, Any]:
+    @staticmethod
+    def spent(
+        before: dict[str, dict[int, float]], after: dict[str, dict[int, float]]
+    ) -> dict[str, float]:
+        """CPU seconds of each part between two readings, process by process."""
+        return {
+            part: sum(seconds - before[part].get(pid, 0.0) for pid, seconds in pids.items())
+            for part, pids in after.items()
+        }
+
+    async def measure(self, phase: Callable[..., Awaitable[dict[str, Any]]]) -> dict[str, Any]:
         """Runs the phase and adds its CPU per operation in its window. ``phase`` is given
         the function to call when its window opens (where the CPU is read again)."""
         before = self.read()
@@ -526,62 +602,201 @@ class CpuMeter:
         def window_opened() -> None:
             before.update(self.read())
 
+        split: list[int] = []
+        sampling = asyncio.get_running_loop().call_later(
+            SPLIT_AFTER_SECONDS, lambda: split.extend(self.connections_by_worker())
+        )
         result: dict[str, Any] = await phase(window_opened=window_opened)
+        sampling.cancel()
         after = self.read()
         count = max(1, result["window_count"])
-        spent = {part: (after[part] - before[part]) * 1000 / count for part in after}
+        spent = {part: s * 1000 / count for part, s in self.spent(before, after).items()}
+        workers = self.workers()
+        result["worker_cpu_s"] = sorted(
+            (after["uvicorn"].get(pid, 0.0) - before["uvicorn"].get(pid, 0.0) for pid in workers),
+            reverse=True,
+        )
+        result["worker_connections"] = split
         result["server_cpu_ms"] = sum(spent[part] for part in self.PARTS)
         result["server_parts_ms"] = {part: spent[part] for part in self.PARTS}
         result["client_cpu_ms"] = spent["client"]
         return result
 
+    def workers(self) -> list[int]:
+        """The pids of the server's worker processes (uvicorn's children but its
+        multiprocessing resource tracker)."""
 
-async def run(args: argparse.Namespace, base_url: str, server_pid: int) -> dict[str, Any]:
-    cpu = CpuMeter(server_pid)
+        def worker(pid: int, parent: int, _: str) -> bool:
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as command:
+                return parent == self.server_pid and b"resource_tracker" not in command.read()
+            return False
+
+        return sorted(processes_cpu(worker))
+
+    def connections_by_worker(self) -> list[int]:
+        """How many established TCP connections each worker holds, most first: uvicorn's
+        workers share one listening socket, and which one accepts a connection is a race."""
+        established = established_sockets(self.port)
+        counts = []
+        for pid in self.workers():
+            held = 0
+            with contextlib.suppress(OSError):
+                for fd in os.listdir(f"/proc/{pid}/fd"):
+                    with contextlib.suppress(OSError):
+                        held += os.readlink(f"/proc/{pid}/fd/{fd}") in established
+            counts.append(held)
+        return sorted(counts, reverse=True)
+
+    async def idle(self, seconds: float) -> dict[str, float]:
+        """The server's CPU, in ms per second, by part, over ``seconds`` in which this load
+        generator sends nothing: work a phase left running into the next one."""
+        before = self.read()
+        await asyncio.sleep(seconds)
+        spent = self.spent(before, self.read())
+        return {part: spent[part] * 1000 / seconds for part in self.PARTS}
+
+
+def established_sockets(port: int) -> set[str]:
+    """The server-side sockets of the TCP connections established to ``port`` on this
+    machine (from /proc/net), named as /proc/PID/fd links name them."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as lines:
+            for line in list(lines)[1:]:
+                fields = line.split()
+                if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    found.add(f"socket:[{fields[9]}]")
+    return found
+
+
+class Server:
+    """One server under load: its process, database, Redis db, clients and figures."""
+
+    def __init__(self, label: str, code: Path, database: str, redis_db: int, workers: int) -> None:
+        self.label, self.code, self.database = label, code, database
+        self.redis_url = f"redis://127.0.0.1:6379/{redis_db}"
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.base",
+            "DATABASE_URL": fresh_database(database),
+            "REDIS_URL": self.redis_url,
+            "DATA_DIR": str(ROOT / "var" / database),
+            "RATE_LIMIT_PER_MINUTE": "1000000",
+            "LOG_LEVEL": "WARNING",
+        }
+        self.process = start_server(env, self.port, workers, code, self.redis_url, database)
+        try:
+            self.cpu = CpuMeter(self.process.pid, self.port, database)
+        except BaseException:
+            stop(self.process)
+            raise
+        self.tokens: list[str] = []
+        self.long_tokens: list[str] = []
+        self.rounds: dict[str, list[dict[str, Any]]] = {"baseline": [], "games": []}
+        self.states: list[dict[str, Any]] = []  # after each measured phase
+        self.paced: dict[int, dict[str, Any]] = {}
+        self.long: dict[str, float] | None = None
+
+    def stop(self) -> None:
+        self.cpu.catalog.close()
+        stop(self.process)
+
+    async def state(self, after: str, settle: float) -> dict[str, Any]:
+        """What the server holds and does right after a phase: its CPU over ``settle``
+        seconds of silence, the connections still open to it, its workers' memory, its
+        database's and Redis db's sizes."""
+        idle = await self.cpu.idle(settle)
+        rss = 0
+        for pid in processes_cpu(lambda pid, parent, _: self.process.pid in (pid, parent)):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/status") as status:
+                rss += next(int(x.split()[1]) for x in status if x.startswith("VmRSS:"))
+        import redis
+
+        with redis.Redis.from_url(self.redis_url) as client:
+            redis_keys = client.dbsize()
+            redis_mb = int(client.info("memory")["used_memory"]) / 2**20
+        rows = self.cpu.catalog.execute(
+            "SELECT pg_database_size(%s), count(*) FILTER (WHERE state = 'active') "
+            "FROM pg_stat_activity WHERE datname = %s",
+            (self.database, self.database),
+        ).fetchone()
+        assert rows is not None
+        return {
+            "after": after,
+            "idle_ms_per_s": idle,
+            "connections": len(established_sockets(self.port)),
+            "rss_mb": rss / 1024,
+            "database_mb": rows[0] / 2**20,
+            "active_backends": rows[1],
+            "redis_keys": redis_keys,
+            "redis_mb": redis_mb,
+        }
+
+
+async def run(args: argparse.Namespace, servers: list[Server]) -> None:
     gc.disable()  # collected between phases (progress())
-    async with own_client(base_url, connections=args.clients * 2) as http:
-        tokens = [await register(http, f"load{i}") for i in range(args.clients)]
-        long_tokens = [await register(http, f"long{i}") for i in range(6)]
+    async with contextlib.AsyncExitStack() as stack:
+        sessions = {
+            s.label: await stack.enter_async_context(own_client(s.base_url, args.clients * 2))
+            for s in servers
+        }
+        games: dict[str, Callable[..., Awaitable[dict[str, Any]]]] = {}
+        for s in servers:
+            http = sessions[s.label]
+            s.tokens = [await register(http, f"load{i}") for i in range(args.clients)]
+            s.long_tokens = [await register(http, f"long{i}") for i in range(6)]
+            games[s.label] = partial(
+                play_games,
+                http,
+                s.base_url,
+                s.tokens,
+                seconds=args.seconds,
+                poll=args.poll_games,
+                move_seconds=args.move_seconds,
+                rules=game_rules(args.hands),
+            )
         # Unmeasured warm-up of both phases: the database pools fill, lazy imports and caches
         # settle (without the games' warm-up, the first games round was the slowest of three
         # in every run, 0.46-0.51 against 0.51-0.59 for the next two).
-        games = partial(
-            play_games,
-            http,
-            base_url,
-            tokens,
-            seconds=args.seconds,
-            poll=args.poll_games,
-            move_seconds=args.move_seconds,
-            rules=game_rules(args.hands),
-        )
         warm_up = min(5.0, args.seconds)
-        await baseline(base_url, tokens, warm_up)
-        await games(seconds=warm_up)
-        # The machine's speed drifts (other tenants): baseline and games alternate, so that
-        # each round's ratio compares two phases measured next to each other.
-        base_rounds, games_rounds = [], []
+        for s in servers:
+            await baseline(s.base_url, s.tokens, warm_up)
+            if not args.baseline_only:
+                await games[s.label](seconds=warm_up)
+            await s.cpu.idle(args.settle)
+
+        def phase(kind: str, s: Server) -> Callable[..., Awaitable[dict[str, Any]]]:
+            if kind == "baseline":
+                return partial(baseline, s.base_url, s.tokens, args.seconds)
+            return games[s.label]
+
+        # The machine's speed drifts (other tenants): the phases alternate, so that each
+        # round's ratios compare phases measured next to each other; two servers take turns
+        # in each kind of phase, the first of them alternating from round to round.
+        kinds = ("baseline",) if args.baseline_only else ("baseline", "games")
         for number in range(1, args.rounds + 1):
-            progress(f"baseline, round {number}")
-            base_rounds.append(await cpu.measure(partial(baseline, base_url, tokens, args.seconds)))
-            progress(f"games, round {number}")
-            games_rounds.append(await cpu.measure(games))
-        paced = {}
+            order = servers if number % 2 else servers[::-1]
+            for kind in kinds:
+                for s in order:
+                    progress(
+                        f"{kind}, round {number}" + (f", {s.label}" if len(servers) > 1 else "")
+                    )
+                    s.rounds[kind].append(await s.cpu.measure(phase(kind, s)))
+                    # Silence after each phase: it lets what the phase left running end
+                    # before the next one, and shows whether anything did (Server.state).
+                    s.states.append(await s.state(f"{kind} {number}", args.settle))
+        if args.baseline_only:
+            return
         for think in args.think_ms:
-            progress(f"paced, think {think} ms")
-            paced[think] = await games(think=think / 1000)
-        progress("long game")
-        long = await long_game(http, long_tokens, 1010, args.move_seconds)
-    return {
-        "baseline": pooled(base_rounds),
-        "games": pooled(games_rounds),
-        "rounds": [
-            (base["per_second"], games["per_second"], games["whole_per_second"])
-            for base, games in zip(base_rounds, games_rounds, strict=True)
-        ],
-        "paced": paced,
-        "long": long,
-    }
+            for s in servers:
+                progress(f"paced, think {think} ms" + (f", {s.label}" if len(servers) > 1 else ""))
+                s.paced[think] = await games[s.label](think=think / 1000)
+                await s.cpu.idle(args.settle)
+        for s in servers:
+            progress("long game" + (f", {s.label}" if len(servers) > 1 else ""))
+            s.long = await long_game(sessions[s.label], s.long_tokens, 1010, args.move_seconds)
 
 
 def progress(phase: str) -> None:
@@ -600,6 +815,168 @@ def server_line(result: dict[str, Any]) -> str:
         f"  of which in Django:                       p50 {result['server_p50_ms']:6.1f} ms   "
         f"p99 {result['server_p99_ms']:6.1f} ms   (Server-Timing)"
     )
+
+
+def report(args: argparse.Namespace, s: Server) -> None:
+    """The figures of one server."""
+    log = (ROOT / "var" / f"{s.database}-uvicorn.log").read_text(errors="replace")
+    if refused := log.count("too many clients"):
+        # PostgreSQL's max_connections is shared with everything else on the machine: a pool
+        # that cannot grow makes requests wait for a connection, which the rates then show.
+        print(f"WARNING: PostgreSQL refused this server {refused} connection(s) (its log)")
+    base = pooled(s.rounds["baseline"])
+    print(
+        f"baseline GET /me:        {base['per_second']:8.1f} req/s   "
+        f"p50 {base['p50_ms']:6.1f} ms   p99 {base['p99_ms']:6.1f} ms"
+    )
+    print(server_line(base))
+    parts = "; ".join(f"{p} {base['server_parts_ms'][p]:.2f}" for p in CpuMeter.PARTS)
+    print(f"  server CPU per GET /me: {base['server_cpu_ms']:.2f} ms ({parts})")
+    print(
+        "  by round:              "
+        + "; ".join(
+            f"{r['per_second']:.0f} req/s, {r['server_cpu_ms']:.2f} ms "
+            f"(load generator {r['client_cpu_ms']:.2f} ms; {split(r)})"
+            for r in s.rounds["baseline"]
+        )
+    )
+    if not args.baseline_only:
+        report_games(s, base)
+    print("after each phase (silence of --settle s: server CPU ms/s uvicorn/postgres/shared/redis,")
+    print("  connections open to the server, uvicorn RSS, database size, Redis keys, memory):")
+    for st in s.states:
+        idle = "/".join(f"{st['idle_ms_per_s'][p]:.0f}" for p in CpuMeter.PARTS)
+        print(
+            f"  {st['after']:<11} idle {idle} ms/s; {st['connections']} connections, "
+            f"{st['active_backends']} active backends; RSS {st['rss_mb']:.0f} MB; "
+            f"database {st['database_mb']:.1f} MB; Redis db {st['redis_keys']} keys "
+            f"(all dbs {st['redis_mb']:.1f} MB)"
+        )
+
+
+def split(phase: dict[str, Any]) -> str:
+    """How a phase's work fell on the server's workers: connections each held 3 s in, and
+    CPU seconds each spent."""
+    connections = "/".join(str(n) for n in phase["worker_connections"])
+    cpu = "/".join(f"{s:.1f}" for s in phase["worker_cpu_s"])
+    return f"workers: {connections} connections, {cpu} s CPU"
+
+
+def report_games(s: Server, base: dict[str, Any]) -> None:
+    games = pooled(s.rounds["games"])
+    print(
+        f"moves POST /actions:     {games['per_second']:8.1f} moves/s "
+        f"p50 {games['p50_ms']:6.1f} ms   p99 {games['p99_ms']:6.1f} ms   "
+        f"({games['count']} moves, {games['rejected']} rejected)"
+    )
+    print(
+        f"  moves/s from the moment every table had dealt; over the whole phases, openings "
+        f"included: {games['whole_per_second']:.1f}"
+    )
+    print(server_line(games))
+    ratio, whole_ratio = (games[k] / base["per_second"] for k in ("per_second", "whole_per_second"))
+    # Three decimals and a verdict: rounded to two, 0.898 printed as a met "0.90".
+    print(
+        f"moves/s vs baseline:     {ratio:8.3f}  (target ≥ 0.90 in every round: "
+        f"{'met' if ratio >= 0.9 else 'NOT met'} pooled; whole phases, openings "
+        f"included: {whole_ratio:.3f})"
+    )
+    print(
+        "  by round:              "
+        + "; ".join(
+            f"{m['per_second'] / b['per_second']:.2f} ({b['per_second']:.0f} req/s, "
+            f"{m['per_second']:.0f} moves/s; whole phase "
+            f"{m['whole_per_second'] / b['per_second']:.2f})"
+            for b, m in zip(s.rounds["baseline"], s.rounds["games"], strict=True)
+        )
+    )
+    print(
+        f"CPU per operation:       GET /me {base['server_cpu_ms']:.1f} ms server + "
+        f"{base['client_cpu_ms']:.1f} ms load generator; move {games['server_cpu_ms']:.1f} ms "
+        f"+ {games['client_cpu_ms']:.1f} ms; server ratio "
+        f"{base['server_cpu_ms'] / games['server_cpu_ms']:.2f}"
+    )
+    print(
+        "  server CPU by part:    "
+        + "; ".join(
+            f"{part} {base['server_parts_ms'][part]:.2f} / {games['server_parts_ms'][part]:.2f} ms"
+            for part in CpuMeter.PARTS
+        )
+        + "  (GET /me / move)"
+    )
+    print(
+        "  server ratio by round: "
+        + "; ".join(
+            f"{b['server_cpu_ms'] / m['server_cpu_ms']:.3f}"
+            for b, m in zip(s.rounds["baseline"], s.rounds["games"], strict=True)
+        )
+        + "  (CPU per GET /me ÷ per move: the rate ratio if both got the same CPU)"
+    )
+    print(
+        "  move CPU by round:     "
+        + "; ".join(f"{r['server_cpu_ms']:.2f} ms ({split(r)})" for r in s.rounds["games"])
+    )
+    for think, paced in s.paced.items():
+        print(
+            f"paced, think {think:4d} ms:  {paced['per_second']:8.1f} moves/s "
+            f"p50 {paced['p50_ms']:6.1f} ms   p99 {paced['p99_ms']:6.1f} ms   "
+            f"({paced['count']} moves, {paced['rejected']} rejected; target p99 ≤ 50 ms)"
+        )
+        print(
+            f"  from {2 * think / 1000 + 3:.0f} s after the first move (steady state): "
+            f"p99 {paced['steady_p99_ms']:6.1f} ms ({paced['steady_count']} moves)"
+        )
+        print(server_line(paced))
+        stalls = paced["stalls_ms"]
+        print(
+            f"  machine stalls (steady state): {len(stalls)} over 20 ms, the longest "
+            f"{max(stalls, default=0):.0f} ms; moves during none: p99 "
+            f"{paced['unstalled_p99_ms']:6.1f} ms ({paced['unstalled_count']} moves)"
+        )
+        late = paced["steady_loop_late_ms"] or [float("nan")]
+        print(
+            "  load generator's event loop (steady state): late by "
+            f"p99 {percentile(late, 0.99):5.1f} ms, at most {max(late):5.1f} ms  (5 ms sleeps)"
+        )
+    if s.long is not None:
+        long = s.long
+        print(
+            f"long game: move 10 {long['move_10_ms']:.1f} ms, move 1000 "
+            f"{long['move_1000_ms']:.1f} ms, ratio {long['move_1000_ms'] / long['move_10_ms']:.2f}"
+            "  (target ≤ 1.20)"
+        )
+
+
+def compare(args: argparse.Namespace, a: Server, b: Server) -> None:
+    """B against A: the CPU per GET /me, round by round and pooled, and the rates."""
+    kinds = ("baseline",) if args.baseline_only else ("baseline", "games")
+    names = {"baseline": "GET /me", "games": "move"}
+    for kind in kinds:
+        by_round = [
+            rb["server_cpu_ms"] / ra["server_cpu_ms"]
+            for ra, rb in zip(a.rounds[kind], b.rounds[kind], strict=True)
+        ]
+        rates = [
+            rb["per_second"] / ra["per_second"]
+            for ra, rb in zip(a.rounds[kind], b.rounds[kind], strict=True)
+        ]
+        pa, pb = pooled(a.rounds[kind]), pooled(b.rounds[kind])
+        cpu_ratio = pb["server_cpu_ms"] / pa["server_cpu_ms"]
+        print(
+            f"B ÷ A, server CPU per {names[kind]}: pooled {cpu_ratio:.3f}"
+            f"; by round {', '.join(f'{x:.3f}' for x in by_round)}"
+            f"  (uvicorn alone: pooled "
+            f"{pb['server_parts_ms']['uvicorn'] / pa['server_parts_ms']['uvicorn']:.3f})"
+        )
+        print(
+            f"B ÷ A, {names[kind]} rate:           pooled {pb['per_second'] / pa['per_second']:.3f}"
+            f"; by round {', '.join(f'{x:.3f}' for x in rates)}"
+        )
+    for think in a.paced:
+        print(
+            f"paced, think {think} ms, steady p99: A {a.paced[think]['steady_p99_ms']:.1f} ms, "
+            f"B {b.paced[think]['steady_p99_ms']:.1f} ms"
+        )
 
 
 def main() -> None:
@@ -631,109 +1008,65 @@ def main() -> None:
         default=ROOT,
         help="serve another checkout of the platform (to compare versions, run by run)",
     )
+    parser.add_argument("--database", default=DB_NAME, help="the benchmark's database (dropped)")
+    parser.add_argument("--redis-db", type=int, default=REDIS_DB, help="its Redis db (flushed)")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="side by side: also serve this checkout (B) and alternate the phases with it",
+    )
+    parser.add_argument("--against-database", default=AGAINST_DB_NAME)
+    parser.add_argument("--against-redis-db", type=int, default=AGAINST_REDIS_DB)
+    parser.add_argument(
+        "--baseline-only", action="store_true", help="rounds of GET /me alone, no games"
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=SETTLE_SECONDS,
+        help="seconds of silence after each phase (its server's idle CPU is measured there)",
+    )
     args = parser.parse_args()
+    if args.against is not None and (
+        args.against_database == args.database or args.against_redis_db == args.redis_db
+    ):
+        parser.error("the two servers need their own database and Redis db")
 
-    port = free_port()
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.base",
-        "DATABASE_URL": fresh_database(DB_NAME),
-        "REDIS_URL": REDIS_URL,
-        "DATA_DIR": str(ROOT / "var" / "bench"),
-        "RATE_LIMIT_PER_MINUTE": "1000000",
-        "LOG_LEVEL": "WARNING",
-    }
-    server = start_server(env, port, args.workers, args.code.resolve())
+    servers: list[Server] = []
     started, cpu_before = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF)
     try:
-        result = asyncio.run(run(args, f"http://127.0.0.1:{port}", server.pid))
+        servers.append(Server("A", args.code.resolve(), args.database, args.redis_db, args.workers))
+        if args.against is not None:
+            servers.append(
+                Server(
+                    "B",
+                    args.against.resolve(),
+                    args.against_database,
+                    args.against_redis_db,
+                    args.workers,
+                )
+            )
+        asyncio.run(run(args, servers))
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
+        for s in servers:
+            s.stop()
 
-    base, games, long = result["baseline"], result["games"], result["long"]
     client_cpu = (cpu_after.ru_utime + cpu_after.ru_stime) - (
         cpu_before.ru_utime + cpu_before.ru_stime
     )
-    print(f"code: {args.code.resolve()}")
     print(
         f"server: uvicorn --workers {args.workers}, PostgreSQL, Redis; {args.clients} clients; "
         f"tables {'poll their games' if args.poll_games else 'learn the end from the streams'}"
     )
     print(f"games: {'full games' if args.hands is None else f'{args.hands} hand(s)'} of classic")
-    print(
-        f"baseline GET /me:        {base['per_second']:8.1f} req/s   "
-        f"p50 {base['p50_ms']:6.1f} ms   p99 {base['p99_ms']:6.1f} ms"
-    )
-    print(server_line(base))
-    print(
-        f"moves POST /actions:     {games['per_second']:8.1f} moves/s "
-        f"p50 {games['p50_ms']:6.1f} ms   p99 {games['p99_ms']:6.1f} ms   "
-        f"({games['count']} moves, {games['rejected']} rejected)"
-    )
-    print(
-        f"  moves/s from the moment every table had dealt; over the whole phases, openings "
-        f"included: {games['whole_per_second']:.1f}"
-    )
-    print(server_line(games))
-    ratio, whole_ratio = (games[k] / base["per_second"] for k in ("per_second", "whole_per_second"))
-    # Three decimals and a verdict: rounded to two, 0.498 printed as a met "0.50".
-    print(
-        f"moves/s vs baseline:     {ratio:8.3f}  (target ≥ 0.50: "
-        f"{'met' if ratio >= 0.5 else 'NOT met'}; whole phases, openings "
-        f"included: {whole_ratio:.3f})"
-    )
-    print(
-        "  by round:              "
-        + "; ".join(
-            f"{m / b:.2f} ({b:.0f} req/s, {m:.0f} moves/s; whole phase {w / b:.2f})"
-            for b, m, w in result["rounds"]
-        )
-    )
-    print(
-        f"CPU per operation:       GET /me {base['server_cpu_ms']:.1f} ms server + "
-        f"{base['client_cpu_ms']:.1f} ms load generator; move {games['server_cpu_ms']:.1f} ms "
-        f"+ {games['client_cpu_ms']:.1f} ms; server ratio "
-        f"{base['server_cpu_ms'] / games['server_cpu_ms']:.2f}"
-    )
-    print(
-        "  server CPU by part:    "
-        + "; ".join(
-            f"{part} {base['server_parts_ms'][part]:.2f} / {games['server_parts_ms'][part]:.2f} ms"
-            for part in CpuMeter.PARTS
-        )
-        + "  (GET /me / move)"
-    )
-    for think, paced in result["paced"].items():
-        print(
-            f"paced, think {think:4d} ms:  {paced['per_second']:8.1f} moves/s "
-            f"p50 {paced['p50_ms']:6.1f} ms   p99 {paced['p99_ms']:6.1f} ms   "
-            f"({paced['count']} moves, {paced['rejected']} rejected; target p99 ≤ 50 ms)"
-        )
-        print(
-            f"  from {2 * think / 1000 + 3:.0f} s after the first move (steady state): "
-            f"p99 {paced['steady_p99_ms']:6.1f} ms ({paced['steady_count']} moves)"
-        )
-        print(server_line(paced))
-        stalls = paced["stalls_ms"]
-        print(
-            f"  machine stalls (steady state): {len(stalls)} over 20 ms, the longest "
-            f"{max(stalls, default=0):.0f} ms; moves during none: p99 "
-            f"{paced['unstalled_p99_ms']:6.1f} ms ({paced['unstalled_count']} moves)"
-        )
-        late = paced["steady_loop_late_ms"] or [float("nan")]
-        print(
-            "  load generator's event loop (steady state): late by "
-            f"p99 {percentile(late, 0.99):5.1f} ms, at most {max(late):5.1f} ms  (5 ms sleeps)"
-        )
-    print(
-        f"long game: move 10 {long['move_10_ms']:.1f} ms, move 1000 {long['move_1000_ms']:.1f} ms, "
-        f"ratio {long['move_1000_ms'] / long['move_10_ms']:.2f}  (target ≤ 1.20)"
-    )
+    for s in servers:
+        print(f"\n== {s.label}: {s.code} (database {s.database}, {s.redis_url})")
+        report(args, s)
+    if len(servers) == 2:
+        print()
+        compare(args, *servers)
     print(
         f"load generator CPU:      {client_cpu:.1f} s over {time.monotonic() - started:.1f} s "
         "(it shares the machine with the server)"
