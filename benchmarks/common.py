@@ -34,21 +34,7 @@ def process_cpu_seconds(include: Callable[[int, int, str], bool]) -> float:
     """User + system CPU seconds of the live processes on this machine that ``include(pid,
     parent pid, command name)`` picks (from ``/proc``; processes that ended are not counted,
     so take it across a phase in which the picked processes stay up)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                text = stat.read()
-        except OSError:
-            continue  # it ended meanwhile
-        name = text[text.index("(") + 1 : text.rindex(")")]
-        fields = text[text.rindex(")") + 2 :].split()
-        if include(int(entry), int(fields[1]), name):
-            total += int(fields[11]) + int(fields[12])
-    return total / tick
+    return sum(processes_cpu(include).values())
 
 
 def fresh_database(name: str) -> str:
