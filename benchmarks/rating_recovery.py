@@ -1,14 +1,14 @@
 """After how many games ratings recover a known strength order: duplicate against fresh deals.
 
-Swiss tournaments of 3-seat tables among a field of bots whose strength order is known, once
-with fresh deals (every table its own seed) and once with duplicate deals (every table of a
-round dealt from the round's seed), rated game after game. After each round the field is put
-in order by each rating input's ordinal (``mu - 3 sigma``, the leaderboard's order); a
-tournament *recovers* the order after the round from which on that order equals the known
-one up to the last round (``exact``), or is at most one pair out of it (``near``: Kendall tau
->= 0.86 for six bots). Over many tournaments of different seeds: the median number of games
-per bot, its 95% interval (bootstrap) and quartiles. A tournament that has not recovered the
-order by its last round counts as never (``>R``).
+Swiss (or round robin) tournaments of 3-seat tables among a field of bots whose strength
+order is known, once with fresh deals (every table its own seed) and once with duplicate
+deals (every table of a round dealt from the round's seed), rated game after game. After
+each round the field is put in order by each rating input's ordinal (``mu - 3 sigma``, the
+leaderboard's order); a tournament *recovers* the order after the round from which on that
+order equals the known one up to the last round (``exact``), or is at most one pair out of
+it (``near``: Kendall tau >= 0.86 for six bots). Over many tournaments of different seeds:
+the median number of games per bot, its 95% interval (bootstrap) and quartiles. A tournament
+that has not recovered the order by its last round counts as never (``>R``).
 
 Rating inputs:
 
@@ -29,13 +29,15 @@ Platform code used in-process (no database, no servers): the engine and the hous
 through ``bots.match.play_game``; the rating model through ``ratings.replay.Replay``
 (``ratings.skill.rate_game`` and ``next_state``, as the live update and the rebuild);
 ``tournaments.seating.first_swiss_round``/``swiss_round`` and ``History.from_tables`` for the
-pairings; ``tournaments.standings.rank_standings`` for the standings a swiss round seats
+pairings (``round_robin_round`` with ``--format round-robin``: tables mixed regardless of
+standing); ``tournaments.standings.rank_standings`` for the standings a swiss round seats
 from; ``tournaments.services.points_for_ranks`` and ``duplicate_scores`` for a round's
-results. The field's variants (strong searching fewer deals, a heuristic that plays a random
-legal card with probability p) are strategies registered in this process only.
+results. The field's variants (the heuristic taking house:random's decision with
+probability p) are strategies registered in this process only.
 
-    nice -n 10 .venv/bin/python benchmarks/rating_recovery.py               # about 10 min
+    nice -n 10 .venv/bin/python benchmarks/rating_recovery.py     # about 270 s of CPU, 2 jobs
     nice -n 10 .venv/bin/python benchmarks/rating_recovery.py --tournaments 8 --rounds 12
+    nice -n 10 .venv/bin/python benchmarks/rating_recovery.py --format round-robin
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ class Task:
     rounds: int
     max_hands: int
     seed: str
+    round_robin: bool = False
 
 
 @dataclass
@@ -180,7 +183,9 @@ def tournament(task: Task) -> Run:
     duplicate_total = [0.0] * len(FIELD)
     for number in range(1, task.rounds + 1):
         history = seating.History.from_tables(tables_by_id.values())
-        if number == 1:
+        if task.round_robin:
+            plan = seating.round_robin_round(TRUTH, history, seed=f"{base}:{number}")
+        elif number == 1:
             plan = seating.first_swiss_round(None, TRUTH, history, rng=random.Random(base))
         else:
             lines = rank_standings(entries, results, tables_by_id, duplicate=task.duplicate)
@@ -313,10 +318,18 @@ def main() -> None:
     parser.add_argument("--max-hands", type=int, default=3, help="hands_per_game (default 3)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", default="recovery")
+    parser.add_argument("--format", choices=["swiss", "round-robin"], default="swiss")
     options = parser.parse_args()
     started = time.monotonic()
     tasks = [
-        Task(number, duplicate, options.rounds, options.max_hands, options.seed)
+        Task(
+            number,
+            duplicate,
+            options.rounds,
+            options.max_hands,
+            options.seed,
+            round_robin=options.format == "round-robin",
+        )
         for number in range(options.tournaments)
         for duplicate in (True, False)
     ]
@@ -324,8 +337,8 @@ def main() -> None:
         runs = pool.map(tournament, tasks, chunksize=1)
     cpu = {mode: sum(r.seconds for r in runs if r.task.duplicate == mode) for mode in (True, False)}
     print(
-        f"{options.tournaments} swiss tournaments a mode, {len(FIELD)} bots, {options.rounds} "
-        f"rounds (games per bot), classic max_hands {options.max_hands}; "
+        f"{options.tournaments} {options.format} tournaments a mode, {len(FIELD)} bots, "
+        f"{options.rounds} rounds (games per bot), classic max_hands {options.max_hands}; "
         f"CPU {cpu[True]:.0f} s duplicate, {cpu[False]:.0f} s fresh; "
         f"{time.monotonic() - started:.0f} s wall"
     )
