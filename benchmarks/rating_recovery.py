@@ -91,7 +91,7 @@ def sloppy(p: float) -> Strategy:
 
 #: The field, strongest first (the order to recover; the calibration lines check it). Only
 #: the fast bots: house:strong at 2 or 4 deals a decision was not measurably above the
-#: heuristic in a trial run, and at 8 deals it costs about 1.5 s a game (docs/decisions/0045).
+#: heuristic in a trial run, and at 8 deals it costs about 1.5 s a game (the history file).
 FIELD: tuple[tuple[str, Strategy], ...] = (
     ("heuristic", choose_heuristic),
     ("heuristic~20", sloppy(0.2)),
