@@ -58,8 +58,9 @@ class Interval:
 
 @dataclass
 class GameRecord:
-    """One game of a deal set: which bot sat where, its first deal, every hand's diffs and
-    the final ranks by seat (docs/rules.md "Standings for a game", what ratings use)."""
+    """One game of a deal set: which bot sat where, its first deal, every hand's diffs, the
+    final ranks by seat (docs/rules.md "Standings for a game", what ratings use) and the final
+    game scores by seat (what a duplicate tournament compares)."""
 
     seed: str
     seats: tuple[str, ...]
@@ -67,6 +68,7 @@ class GameRecord:
     first_dealer: int
     diffs: list[list[int]] = field(default_factory=list)
     ranks: tuple[int, ...] = ()
+    scores: tuple[int, ...] = ()
 
 
 @dataclass
@@ -132,7 +134,8 @@ def play_game(
         action = choose_action(seats[seat], game.view(seat), rngs[seat], budget)
         game.apply_dict(seat, action)
     record.diffs = [list(h["diffs"]) for h in game.history]
-    record.ranks = game.standings().ranks
+    outcome = game.standings()
+    record.ranks, record.scores = outcome.ranks, outcome.scores
     return record
 
 

@@ -24,6 +24,8 @@ def test_it_rotates_the_same_deals_through_every_seating() -> None:
         assert len({g.first_dealer for g in deal_set}) == 1
         for game in deal_set:
             assert game.diffs and all(sum(d) == 0 for d in game.diffs)
+            # A classic game's score is the sum of its hands' diffs (docs/rules.md).
+            assert game.scores == tuple(sum(seat) for seat in zip(*game.diffs, strict=True))
             # The ranks follow the one hand's diffs when no seat can have won 12 tricks (a
             # diff of 4 or more for every target; some such hands are skipped needlessly).
             (diffs,) = game.diffs
