@@ -10,7 +10,7 @@ Revocation through the services announces itself; so does any change saved throu
 ORM (the admin's among them) to an account or a token (:func:`connect_model_changes`):
 an account deactivated, a token edited or deleted, an account deleted with its tokens.
 A bulk ``QuerySet.update()`` or SQL by hand announces nothing: it takes effect within
-``token_cache.ENTRY_SECONDS`` in the web processes.
+``settings.TOKEN_CACHE_SECONDS`` in the web processes (at once in the embedded default).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ either can have gone unheard:
   unheard there;
 * a lookup that started before a change was forgotten does not keep what it read (the
   generation it started at has passed: :meth:`TokenCache.put`);
-* an entry is used for :data:`ENTRY_SECONDS` at most, then looked up again: what no
+* an entry is used for ``settings.TOKEN_CACHE_SECONDS`` (1 s) at most, then looked up again: what no
   announcement covers (a change made in SQL by hand, an announcement lost because the
   revoking process could not reach Redis) takes effect within that.
 
@@ -32,14 +32,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 
 from accounts.models import ApiToken, Credentials, Player
 
 #: Tokens kept at most (the least recently used go first): an entry is about 2 KB.
 MAX_TOKENS = 4096
-#: The longest an entry is used without looking at the database again (see the module).
-ENTRY_SECONDS = 1.0
 
 
 @dataclass
@@ -59,7 +58,7 @@ class Entry:
             token.pk,
             _values(token),
             _values(token.player),
-            time.monotonic() + ENTRY_SECONDS,
+            time.monotonic() + settings.TOKEN_CACHE_SECONDS,
             last_used_due,
         )
 
