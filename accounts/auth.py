@@ -61,9 +61,10 @@ def issue_token(player: Player, scopes: Iterable[str], name: str = "") -> tuple[
 
 
 def token_for_key(key: str) -> ApiToken | None:
-    """The live token with this key, with its player, or None."""
-    found = _token_and_entry(key)
-    return found[0] if found is not None else None
+    """The live token with this key, with its player, or None, as the database has it now
+    (a request's authentication may use this process's kept tokens instead:
+    :func:`authenticate_header`)."""
+    return _live_token_where("key_hash", hash_key(key))
 
 
 def _token_and_entry(key: str) -> tuple[ApiToken, Entry] | None:
