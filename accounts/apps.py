@@ -6,3 +6,6 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts import schema  # noqa: F401  (registers the OpenAPI auth description)
+        from accounts.signals import connect_model_changes
+
+        connect_model_changes()

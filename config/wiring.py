@@ -16,6 +16,7 @@ T = TypeVar("T")
 
 def connect() -> None:
     from accounts import signals as account_signals
+    from accounts.token_cache import tokens
     from arena import receivers as arena_receivers
     from arena import services as arena_services
     from arena import tasks as arena_tasks
@@ -26,7 +27,7 @@ def connect() -> None:
     from games import signals
     from ratings import receivers as rating_receivers
     from ratings import selectors as rating_selectors
-    from realtime import revocation, stream
+    from realtime import hub, revocation, stream
     from tournaments import receivers as tournament_receivers
     from tournaments import selectors as tournament_selectors
     from tournaments import services as tournament_services
@@ -45,10 +46,17 @@ def connect() -> None:
     # A seat must act: a house bot plays it, a webhook bot is called.
     signals.turn_started.connect(bot_receivers.enqueue_bot_turn, dispatch_uid="bots.turns")
 
-    # A revoked token's streams and long polls end.
+    # A revoked token's streams and long polls end, and every web process forgets a token
+    # that was revoked or changed (accounts/token_cache.py), trusting what it kept only
+    # while it hears every change.
     account_signals.tokens_revoked.connect(
         revocation.wake_waiters_of_revoked_tokens, dispatch_uid="realtime.revoked_tokens"
     )
+    account_signals.tokens_changed.connect(
+        revocation.announce_changed_tokens, dispatch_uid="realtime.changed_tokens"
+    )
+    hub.on_changes_elsewhere(revocation.forget_tokens_changed_elsewhere)
+    tokens.is_current = revocation.token_cache_is_current
 
     # A stream starts with a your_turn line for every game waiting on its player.
     _add(stream.ON_CONNECT, game_selectors.pending_turns_lines)

@@ -71,7 +71,16 @@ def token_channel(token_id: int) -> str:
 
 def game_of_channel(channel: str) -> int | None:
     """The game a :func:`game_channel` names, or None for another channel."""
-    number = channel.removeprefix(f"{CHANNEL_PREFIX}game:")
+    return _number_of(channel, f"{CHANNEL_PREFIX}game:")
+
+
+def token_of_channel(channel: str) -> int | None:
+    """The token a :func:`token_channel` names, or None for another channel."""
+    return _number_of(channel, f"{CHANNEL_PREFIX}token:")
+
+
+def _number_of(channel: str, prefix: str) -> int | None:
+    number = channel.removeprefix(prefix)
     return int(number) if number != channel and number.isdigit() else None
 
 
@@ -83,13 +92,20 @@ _changes_elsewhere: list[ChangesElsewhere] = []
 
 def on_changes_elsewhere(callback: ChangesElsewhere) -> None:
     """Call ``callback`` from the subscription's thread (service mode); see the type."""
-    _changes_elsewhere.append(callback)
+    if callback not in _changes_elsewhere:
+        _changes_elsewhere.append(callback)
 
 
 def hears_changes_elsewhere() -> bool:
     """Whether every change made by another process now reaches this one (service mode,
     subscription up): till it drops, :func:`on_changes_elsewhere` callbacks miss none."""
     return bool(settings.REDIS_URL) and _hub.subscribed.is_set()
+
+
+def start_hearing_changes_elsewhere() -> None:
+    """Subscribe this process, if it is not yet (service mode): the subscription otherwise
+    starts with the first waiter (:func:`listening`)."""
+    _hub._ensure_listener()
 
 
 def _tell_changes_elsewhere(channels: Iterable[str] | None) -> None:

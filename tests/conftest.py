@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -203,12 +204,19 @@ class LiveServer:
 @pytest.fixture(scope="session")
 def api_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveServer]:
     """A real uvicorn (ASGI) server on the test database, the suite's cache and broker."""
+    with serving_api(django_db_blocker, "uvicorn.log") as server:
+        yield server
+
+
+@contextlib.contextmanager
+def serving_api(django_db_blocker: Any, log_name: str, **env: str) -> Iterator[LiveServer]:
+    """Serve the API with uvicorn on the test database, the suite's cache and broker, with
+    ``env`` added to its environment."""
     from config.http_protocol import HTTP_PROTOCOL
     from tests.support import free_port
 
-    env = suite_process_env(django_db_blocker)
     port = free_port()
-    log_path = settings.DATA_DIR / "logs" / "uvicorn.log"
+    log_path = settings.DATA_DIR / "logs" / log_name
     process = start_process(
         [
             str(VENV_BIN / "uvicorn"),
@@ -224,7 +232,7 @@ def api_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveSer
             "--timeout-graceful-shutdown",
             "3",
         ],
-        env,
+        {**suite_process_env(django_db_blocker), **env},
         log_path,
     )
     url = f"http://127.0.0.1:{port}"

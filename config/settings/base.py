@@ -390,6 +390,9 @@ WHITENOISE_USE_FINDERS = True
 
 # Requests per minute per token (per address without one); 429 with Retry-After beyond.
 RATE_LIMIT_PER_MINUTE = env.int("RATE_LIMIT_PER_MINUTE", default=1200)
+# The longest a web process trusts the live tokens it keeps (accounts/token_cache.py) without
+# looking again: the bound on a change no announcement covers (SQL by hand, a lost publish).
+TOKEN_CACHE_SECONDS = env.float("TOKEN_CACHE_SECONDS", default=1.0)
 # Largest API request body; bigger ones get 413 body_too_large.
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=16 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES, 2_621_440)
