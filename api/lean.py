@@ -73,7 +73,7 @@ class Call:
         return self.player
 
     @property
-    def META(self) -> dict[str, Any]:  # noqa: N802 - the name they read
+    def META(self) -> dict[str, Any]:  # the name they read
         return self.request.META
 
     @property
@@ -122,23 +122,23 @@ def lean_view(doc: type[APIView], **handlers: Handler) -> Callable[..., HttpResp
     def view(request: HttpRequest, **kwargs: Any) -> HttpResponse:
         handler = handlers.get((request.method or "").lower())
         if handler is None:
-            return framework_view(request, **kwargs)  # type: ignore[no-any-return]
+            return framework_view(request, **kwargs)
         media_type = JSON
         try:
             media_type = _negotiated(request)
             found = authenticate_request(request)
             call = Call(request, *(found or (None, None)))
             for permission in permissions:
-                if not permission.has_permission(call, None):  # type: ignore[arg-type]
+                if not permission.has_permission(call, None):
                     raise exceptions.PermissionDenied()
             # A throttle keeps its wait between its two calls: one a request, as the framework.
             throttles = [throttle() for throttle in doc.throttle_classes]
-            waits = [t.wait() for t in throttles if not t.allow_request(call, None)]  # type: ignore[arg-type]
+            waits = [t.wait() for t in throttles if not t.allow_request(call, None)]
             if waits:
                 raise exceptions.Throttled(max((w for w in waits if w is not None), default=None))
             status, data = handler(call, **kwargs)
             headers: dict[str, str] = {}
-        except Exception as error:  # noqa: BLE001 - the framework's handler decides, or re-raises
+        except Exception as error:  # the error table decides, or re-raises
             answer = exception_handler(error, {"request": request, "view": None})
             if answer is None:
                 raise
@@ -152,8 +152,8 @@ def lean_view(doc: type[APIView], **handlers: Handler) -> Callable[..., HttpResp
             response[name] = value
         return response
 
-    view.cls = doc  # type: ignore[attr-defined]  # the schema's source (drf-spectacular)
-    view.initkwargs = {}  # type: ignore[attr-defined]
+    view.cls = doc  # the schema's source (drf-spectacular)
+    view.initkwargs = {}
     return view
 
 

@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.auth import authenticate_and_limit, caller, invalid_token, require_scope
-from accounts.models import ApiToken
+from accounts.models import ApiToken, Player
 from api.asyncviews import in_thread
 from api.errors import error_response, method_not_allowed
 from api.lean import Call, lean_view
@@ -404,15 +404,34 @@ class GameEventsDoc(APIView):
         raise NotImplementedError
 
 
+def _first_look(
+    request: HttpRequest, game_id: int
+) -> tuple[Player | None, int, int, dict[str, Any]]:
+    """(viewer, after, wait, the events now): what a request to the long poll needs of the
+    database, in one crossing to a thread (each cost about 0.2 ms of CPU)."""
+    viewer = authenticate_and_limit(request)
+    after = int_param(request, "after", default=0, low=0, high=INT32_MAX)
+    wait = int_param(request, "wait", default=0, low=0, high=MAX_WAIT_SECONDS)
+    return viewer, after, wait, selectors.events_after(game_id, viewer, after)
+
+
+def _answered(data: dict[str, Any], remaining: float) -> bool:
+    return bool(data["events"]) or remaining <= 0 or data["status"] == "finished"
+
+
 async def game_events(request: HttpRequest, game_id: int) -> JsonResponse:
-    """``GET /games/{id}/events?after=&wait=``: long poll without holding a thread."""
+    """``GET /games/{id}/events?after=&wait=``: long poll without holding a thread.
+
+    The first look comes with the authentication and answers most requests (``wait=0``, or
+    events already there); a request that waits looks again once it listens, so that an
+    event written between the two is not missed."""
     if request.method != "GET":
         return method_not_allowed("GET")
     try:
-        viewer = await in_thread(authenticate_and_limit)(request)
-        after = int_param(request, "after", default=0, low=0, high=INT32_MAX)
-        wait = int_param(request, "wait", default=0, low=0, high=MAX_WAIT_SECONDS)
+        viewer, after, wait, data = await in_thread(_first_look)(request, game_id)
         deadline = time.monotonic() + wait
+        if _answered(data, wait):
+            return JsonResponse(data)
         watch = delivery.TokenWatch(viewer)  # a token revoked while we wait ends the wait
         with delivery.listening(delivery.game_channel(game_id), alarm=watch.alarm) as waiter:
             while True:
@@ -420,7 +439,7 @@ async def game_events(request: HttpRequest, game_id: int) -> JsonResponse:
                     raise invalid_token()
                 data = await in_thread(selectors.events_after)(game_id, viewer, after)
                 remaining = deadline - time.monotonic()
-                if data["events"] or remaining <= 0 or data["status"] == "finished":
+                if _answered(data, remaining):
                     return JsonResponse(data)
                 await waiter.wait(remaining)
     except DomainError as error:
