@@ -5,6 +5,8 @@ Its documentation comes from the REST framework class named in its ``cls`` attri
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -13,12 +15,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.auth import authenticate_and_limit, insufficient_scope, require_scope
-from accounts.models import ApiToken
+from accounts.models import ApiToken, Player
 from api.asyncviews import in_thread
 from api.errors import error_response, method_not_allowed
 from api.schema import ERROR
 from core.errors import DomainError, NotAuthenticated
-from realtime.stream import lines_for
+from realtime.stream import StreamCursor, lines_for, stream_start
 
 
 class StreamDoc(APIView):
@@ -48,19 +50,28 @@ class StreamDoc(APIView):
         raise NotImplementedError
 
 
+def _opened(
+    request: HttpRequest,
+) -> tuple[Player, tuple[StreamCursor, list[dict[str, Any]]]]:
+    """The caller of a new stream and its start (realtime.stream.stream_start): what it
+    needs of the database before its first line, in one crossing to a thread."""
+    player = authenticate_and_limit(request)
+    if player is None:
+        raise NotAuthenticated("not_authenticated", "The stream needs a token.")
+    if not player.may_play:  # its lines hold the seats' private views
+        raise insufficient_scope(ApiToken.Scope.PLAY)
+    return player, stream_start(player)
+
+
 async def stream(request: HttpRequest) -> StreamingHttpResponse | JsonResponse:
     """``GET /stream``: the caller's NDJSON stream."""
     if request.method != "GET":
         return method_not_allowed("GET")
     try:
-        player = await in_thread(authenticate_and_limit)(request)
+        player, start = await in_thread(_opened)(request)
     except DomainError as error:
         return error_response(error)
-    if player is None:
-        return error_response(NotAuthenticated("not_authenticated", "The stream needs a token."))
-    if not player.may_play:  # its lines hold the seats' private views
-        return error_response(insufficient_scope(ApiToken.Scope.PLAY))
-    response = StreamingHttpResponse(lines_for(player), content_type="application/x-ndjson")
+    response = StreamingHttpResponse(lines_for(player, start), content_type="application/x-ndjson")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response

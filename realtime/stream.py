@@ -173,12 +173,19 @@ def _log_late_line(player: Player, message_id: int, created_at: Any) -> None:
     )  # fmt: skip
 
 
-async def lines_for(player: Player) -> AsyncIterator[bytes]:
-    """The stream of ``player`` (authenticated with a token that may play); it ends, and
-    sends nothing more, once that token stops working (realtime.revocation)."""
+def stream_start(player: Player) -> tuple[StreamCursor, list[dict[str, Any]]]:
+    """A new stream's cursor, and the lines it sends first (``ON_CONNECT``)."""
+    return stream_cursor(player, time.monotonic()), _pending_lines(player)
+
+
+async def lines_for(
+    player: Player, start: tuple[StreamCursor, list[dict[str, Any]]] | None = None
+) -> AsyncIterator[bytes]:
+    """The stream of ``player`` (authenticated with a token that may play, just now); it
+    ends, and sends nothing more, once that token stops working (realtime.revocation).
+    ``start``: its :func:`stream_start`, if the caller looked it up already."""
     watch = TokenWatch(player)
-    cursor = await in_thread(stream_cursor)(player, time.monotonic())
-    pending = await in_thread(_pending_lines)(player)
+    cursor, pending = start if start is not None else await in_thread(stream_start)(player)
     with hub.listening(hub.player_channel(player.pk), alarm=watch.alarm) as waiter:
         for turn in pending:
             if await watch.revoked(waiter):
