@@ -8,7 +8,8 @@ A lean view does the same steps, in the same order, with the same functions:
 
 1. content negotiation (406 ``not_acceptable``; an ``Accept`` of JSON or anything, the
    common case, is decided without the framework's parser of media types);
-2. authentication (``accounts.auth.authenticate_request``: a token, or a browser session);
+2. authentication, by the REST framework's configured authenticators (``accounts.auth``'s:
+   a token, or a browser session; named in settings, since api sits below accounts);
 3. the permissions of its documentation class (``permission_classes``: the schema shows
    them, so what is documented is what is checked);
 4. the rate limit (the REST framework's throttle classes, so anonymous callers are counted
@@ -40,8 +41,6 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from accounts.auth import authenticate_request
-from accounts.models import ApiToken, Player
 from api.errors import exception_handler
 from api.rendering import JSONParser, JSONRenderer
 
@@ -60,21 +59,26 @@ class Call:
     (``player`` and ``token`` None for an anonymous caller)."""
 
     request: HttpRequest
-    player: Player | None
-    token: ApiToken | None
+    # The account and token models live above this layer (accounts): typed by the handlers.
+    player: Any
+    token: Any
 
     # The REST framework's permissions and throttles read these of its request.
     @property
-    def auth(self) -> ApiToken | None:
+    def auth(self) -> Any:
         return self.token
 
     @property
-    def user(self) -> Player | None:
+    def user(self) -> Any:
         return self.player
 
     @property
     def META(self) -> dict[str, Any]:  # the name they read
         return self.request.META
+
+    @property
+    def _request(self) -> HttpRequest:  # what an authenticator reads of its request
+        return self.request
 
     @property
     def headers(self) -> Any:
@@ -111,6 +115,7 @@ def lean_view(doc: type[APIView], **handlers: Handler) -> Callable[..., HttpResp
     if "get" in handlers:
         handlers.setdefault("head", handlers["get"])
     permissions = [permission() for permission in doc.permission_classes]
+    authenticators = [authenticator() for authenticator in doc.authentication_classes]
     allow = ", ".join(
         method.upper()
         for method in doc.http_method_names
@@ -126,8 +131,7 @@ def lean_view(doc: type[APIView], **handlers: Handler) -> Callable[..., HttpResp
         media_type = JSON
         try:
             media_type = _negotiated(request)
-            found = authenticate_request(request)
-            call = Call(request, *(found or (None, None)))
+            call = _authenticated(request, authenticators)
             for permission in permissions:
                 if not permission.has_permission(call, None):
                     raise exceptions.PermissionDenied()
@@ -155,6 +159,18 @@ def lean_view(doc: type[APIView], **handlers: Handler) -> Callable[..., HttpResp
     view.cls = doc  # the schema's source (drf-spectacular)
     view.initkwargs = {}
     return view
+
+
+def _authenticated(request: HttpRequest, authenticators: list[Any]) -> Call:
+    """The request's caller, as the first of ``authenticators`` that recognises it finds it
+    (the REST framework's order; none: anonymous)."""
+    call = Call(request, None, None)
+    for authenticator in authenticators:
+        found = authenticator.authenticate(call)
+        if found is not None:
+            call.player, call.token = found
+            break
+    return call
 
 
 def _negotiated(request: HttpRequest) -> str:
