@@ -32,7 +32,7 @@ from rest_framework.request import Request
 
 from accounts.models import ApiToken, Credentials, Player
 from accounts.ratelimit import caller_key, hit
-from accounts.token_cache import Entry, tokens
+from accounts.token_cache import UNKNOWN, Entry, Unknown, tokens, version_of
 from core.errors import NotAllowed, NotAuthenticated, RateLimited
 from core.rows import load_row
 
@@ -79,14 +79,22 @@ def _token_and_entry(key: str) -> tuple[ApiToken, Entry] | None:
     """
     key_hash = hash_key(key)
     entry = tokens.get(key_hash)
-    if entry is not None:
+    if entry is not None and version_of(entry.token_id) == entry.version:
         return entry.token(), entry
     generation = tokens.generation
     token = _live_token_where("key_hash", key_hash)
     if token is None:
         return None
-    entry = Entry.of(token, last_used_due=_last_used_due(token.last_used_at))
-    tokens.put(key_hash, entry, generation)
+    # Read after the row: a change committed before the row was read has moved it on
+    # already, or moves it on after, and then the next request looks the token up again.
+    version = version_of(token.pk) if tokens.is_current() else UNKNOWN
+    entry = Entry.of(
+        token,
+        last_used_due=_last_used_due(token.last_used_at),
+        version=None if isinstance(version, Unknown) else version,
+    )
+    if not isinstance(version, Unknown):
+        tokens.put(key_hash, entry, generation)
     return token, entry
 
 

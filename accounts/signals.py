@@ -24,7 +24,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import Signal
 
 from accounts.models import ApiToken, Player
-from accounts.token_cache import tokens
+from accounts.token_cache import bump_versions, tokens
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,7 @@ def announce_changed_on_commit(token_ids: Iterable[int]) -> None:
 
 def _announce(signal: Signal, event: TokensRevoked | TokensChanged) -> None:
     tokens.forget(event.token_ids)
+    bump_versions(event.token_ids)
     signal.send_robust(sender=None, event=event)
 
 

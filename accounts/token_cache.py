@@ -14,6 +14,11 @@ either can have gone unheard:
   (re)subscribes, since announcements may have been missed in between. Without Redis (the
   embedded default) nothing is kept: the worker's and ``manage.py``'s changes would go
   unheard there;
+* a wake-up over Redis reaches another process a little after the change's answer; so
+  that a request sent after that answer is refused in every process at once, each change
+  also moves the token's version in Redis on before answering (:func:`bump_versions`),
+  and an entry is used only while the version is still the one it was read under (one
+  ``GET`` a request, :func:`version_of`);
 * a lookup that started before a change was forgotten does not keep what it read (the
   generation it started at has passed: :meth:`TokenCache.put`);
 * an entry is used for ``settings.TOKEN_CACHE_SECONDS`` (1 s) at most, then looked up again: what no
@@ -32,10 +37,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from django.conf import settings
 from django.db import connection
 
 from accounts.models import ApiToken, Credentials, Player
+from core import redis_client
 
 #: Tokens kept at most (the least recently used go first): an entry is about 2 KB.
 MAX_TOKENS = 4096
@@ -51,15 +58,17 @@ class Entry:
     player_values: list[Any]
     expires: float  # time.monotonic()
     last_used_due: float  # time.monotonic() at which last_used_at is written again
+    version: bytes | None  # the token's version in Redis when it was read (see versions)
 
     @classmethod
-    def of(cls, token: ApiToken, *, last_used_due: float) -> Entry:
+    def of(cls, token: ApiToken, *, last_used_due: float, version: bytes | None) -> Entry:
         return cls(
             token.pk,
             _values(token),
             _values(token.player),
             time.monotonic() + settings.TOKEN_CACHE_SECONDS,
             last_used_due,
+            version,
         )
 
     def token(self) -> ApiToken:
@@ -155,3 +164,50 @@ class TokenCache:
 
 #: This process's live tokens (used by accounts.auth).
 tokens = TokenCache()
+
+
+class Unknown:
+    """Redis could not be asked: nothing kept may be trusted, nothing read may be kept."""
+
+
+UNKNOWN = Unknown()
+#: A version outlives every entry read under it by far (entries live TOKEN_CACHE_SECONDS),
+#: so a key that expired and starts again at 1 cannot match an entry read before.
+VERSION_SECONDS = 86400
+
+
+def _version_key(token_id: int) -> str:
+    prefix = settings.CACHES["default"].get("KEY_PREFIX", "")
+    return f"{prefix}:token-version:{token_id}"
+
+
+def version_of(token_id: int) -> bytes | Unknown | None:
+    """The token's version in Redis: it moves on (:func:`bump_versions`) before the process
+    that changed the token answers, so a request that starts after that answer, in any
+    process, finds its kept entry out of date even if the wake-up (realtime.revocation) has
+    not reached its process yet. One ``GET``: far cheaper than the token's query."""
+    if redis_client.unavailable():
+        return UNKNOWN
+    try:
+        version = redis_client.shared_redis().get(_version_key(token_id))
+    except redis.RedisError as error:
+        redis_client.went_down(error)
+        return UNKNOWN
+    assert version is None or isinstance(version, bytes)
+    return version
+
+
+def bump_versions(token_ids: Iterable[int]) -> None:
+    """Move the versions of these tokens on (after the change's commit, before its answer).
+    Without Redis nothing is kept anywhere, and a process that cannot reach it trusts
+    nothing it kept (its subscription is down too, :attr:`TokenCache.is_current`)."""
+    if not settings.REDIS_URL or redis_client.unavailable():
+        return
+    try:
+        pipe = redis_client.shared_redis().pipeline(transaction=False)
+        for token_id in token_ids:
+            pipe.incr(_version_key(token_id))
+            pipe.expire(_version_key(token_id), VERSION_SECONDS)
+        pipe.execute()
+    except redis.RedisError as error:
+        redis_client.went_down(error)

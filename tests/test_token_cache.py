@@ -22,7 +22,7 @@ from accounts import auth
 from accounts.auth import authenticate_header, hash_key, issue_token
 from accounts.models import ApiToken, Player
 from accounts.services import revoke_token
-from accounts.token_cache import Entry, TokenCache, tokens
+from accounts.token_cache import Entry, TokenCache, bump_versions, tokens
 from core.errors import NotAuthenticated
 from realtime import hub
 from tests.api_client import Client, error_of, register
@@ -133,6 +133,27 @@ def test_it_authenticates_a_kept_token_without_a_query(subscribed: None) -> None
     assert token.last_used_at is not None
 
 
+def test_it_looks_again_once_a_change_moved_the_version_before_its_wake_up(
+    subscribed: None,
+) -> None:
+    """Another process's change reaches this one as a wake-up a little after that change's
+    answer; the token's version in Redis moved on before it: a request in between already
+    looks the token up again."""
+    player = Player.objects.create_user("kcversion", password="correct horse battery")
+    token, key = issue_token(player, ["play"])
+    assert authenticates(key)
+    with CaptureQueriesContext(connection) as kept_one:
+        assert authenticates(key)
+    assert len(kept_one) == 0
+
+    # As the other process does it, without the wake-up: a change nothing announced here,
+    # then the version moved on.
+    ApiToken.objects.filter(pk=token.pk).update(revoked_at=timezone.now())
+    bump_versions([token.pk])
+
+    assert not authenticates(key)
+
+
 def authenticates(key: str) -> bool:
     """Whether a request with ``key`` gets in (from a kept entry when there is one)."""
     try:
@@ -223,7 +244,7 @@ def test_it_keeps_at_most_its_bound_least_recently_used_first(
     cache.is_current = lambda: True
 
     def entry(token_id: int) -> Entry:
-        return Entry(token_id, [], [], time.monotonic() + 60, 0.0)
+        return Entry(token_id, [], [], time.monotonic() + 60, 0.0, None)
 
     for number in range(3):
         cache.put(f"h{number}", entry(number), cache.generation)
