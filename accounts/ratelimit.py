@@ -12,6 +12,14 @@ too. Measured against the pipeline of ``INCR`` and ``EXPIRE NX`` it replaced and
 ``EVALSHA`` of both: 0.73-0.76 and 0.80-0.83 of the pipeline's client CPU (docs/decisions/
 0048). Should a process die between the two, its window's counter stays in Redis without
 an expiry: a few bytes, never a wrong count, since each window counts under its own key.
+
+A request authenticated by a kept token (accounts/token_cache.py) must read the token's
+version in Redis anyway: it is counted in the same round trip (:func:`count_ahead`, one
+pipeline of ``INCR`` and ``GET``), and the throttle takes that count instead of counting
+again (:func:`hit` with the request). A second round trip from the request's thread cost
+0.7 ms of server CPU a request (docs/decisions/0048, 0051). So a request with a token is
+counted when it is authenticated, before its permissions are checked, as the async views
+always counted theirs: one refused for its token's scopes counts too.
 """
 
 from __future__ import annotations
@@ -22,17 +30,27 @@ from typing import Any
 import redis
 from django.conf import settings
 from django.core.cache import cache
+from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
 from accounts.models import ApiToken
 from core import redis_client
 
+#: Seconds of a window: limits are per minute.
+WINDOW = 60
+#: The attribute of a request counted ahead: (caller key, window start, count).
+_COUNTED = "_rate_limit_counted"
+
 
 def caller_key(auth: object, remote_addr: str) -> str:
     if isinstance(auth, ApiToken):
-        return f"token:{auth.pk}"
+        return token_key(auth.pk)
     return f"ip:{remote_addr}"
+
+
+def token_key(token_id: int) -> str:
+    return f"token:{token_id}"
 
 
 def _counter(key: str, window_start: int) -> str:
@@ -57,11 +75,7 @@ def _count(counter: str, window: int) -> int | None:
         if redis_client.unavailable():
             return None
         try:
-            client = redis_client.shared_redis()
-            count = int(client.incr(counter))
-            if count == 1:
-                client.expire(counter, window + 1)
-            return count
+            return _redis_count(counter, window)[0]
         except redis.RedisError as error:
             redis_client.went_down(error)
             return None
@@ -73,12 +87,61 @@ def _count(counter: str, window: int) -> int | None:
         return 1
 
 
-def hit(key: str, limit: int, window: int) -> float | None:
-    """Count one request for ``key``; None if allowed (or not countable: fail open), else
-    seconds until the window resets."""
+def _redis_count(
+    counter: str, window: int, *, also_get: str | None = None
+) -> tuple[int, bytes | None]:
+    """``INCR`` the counter (and set its expiry when it starts), reading ``also_get`` in the
+    same round trip; raises RedisError."""
+    client = redis_client.shared_redis()
+    if also_get is None:
+        count, value = client.incr(counter), None
+    else:
+        pipe = client.pipeline(transaction=False)
+        pipe.incr(counter)
+        pipe.get(also_get)
+        count, value = pipe.execute()
+    if count == 1:
+        client.expire(counter, window + 1)
+    assert value is None or isinstance(value, bytes)
+    return int(count), value
+
+
+def count_ahead(request: HttpRequest, key: str, *, also_get: str) -> tuple[bool, bytes | None]:
+    """Count ``request`` for ``key`` now (its throttle, :func:`hit`, takes this count) and
+    read the Redis key ``also_get`` in the same round trip: (whether Redis answered, the
+    value read). Service mode only: it is Redis's. Unanswered, the request is not counted
+    here and its throttle counts it (or fails open) as any other. A request already counted
+    (a kept token found out of date, then looked up again) is not counted again."""
+    if redis_client.unavailable():
+        return False, None
+    counted = getattr(request, _COUNTED, None)
+    window_start = int(time.time() // WINDOW) * WINDOW
+    counter = _counter(key, window_start)
+    try:
+        if counted is not None and counted[0] == key:
+            value = redis_client.shared_redis().get(also_get)
+        else:
+            count, value = _redis_count(counter, WINDOW, also_get=also_get)
+            setattr(request, _COUNTED, (key, window_start, count))
+    except redis.RedisError as error:
+        redis_client.went_down(error)
+        return False, None
+    assert value is None or isinstance(value, bytes)
+    return True, value
+
+
+def hit(key: str, limit: int, window: int, *, request: HttpRequest | None = None) -> float | None:
+    """Count one request for ``key`` (or take the count ``request`` had ahead: once a
+    request, whoever asks); None if allowed (or not countable: fail open), else seconds
+    until the window resets."""
     now = time.time()
-    window_start = int(now // window) * window
-    count = _count(_counter(key, window_start), window)
+    counted = getattr(request, _COUNTED, None)
+    if counted is not None and counted[0] == key and window == WINDOW:
+        delattr(request, _COUNTED)
+        _, window_start, count = counted
+    else:
+        window_start = int(now // window) * window
+        count = _count(_counter(key, window_start), window)
     if count is not None and count > limit:
         return max(1.0, window_start + window - now)
     return None
@@ -89,7 +152,7 @@ class TokenRateThrottle(BaseThrottle):
 
     def allow_request(self, request: Request, view: Any) -> bool:
         key = caller_key(request.auth, self.get_ident(request))
-        self._wait = hit(key, settings.RATE_LIMIT_PER_MINUTE, 60)
+        self._wait = hit(key, settings.RATE_LIMIT_PER_MINUTE, WINDOW, request=request._request)
         return self._wait is None
 
     def wait(self) -> float | None:

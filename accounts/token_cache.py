@@ -18,7 +18,7 @@ either can have gone unheard:
   that a request sent after that answer is refused in every process at once, each change
   also moves the token's version in Redis on before answering (:func:`bump_versions`),
   and an entry is used only while the version is still the one it was read under (one
-  ``GET`` a request, :func:`version_of`);
+  ``GET`` a request, in the rate limit's round trip: :func:`accounts.ratelimit.count_ahead`);
 * a lookup that started before a change was forgotten does not keep what it read (the
   generation it started at has passed: :meth:`TokenCache.put`);
 * an entry is used for ``settings.TOKEN_CACHE_SECONDS`` (1 s) at most, then looked up again: what no
@@ -176,7 +176,7 @@ UNKNOWN = Unknown()
 VERSION_SECONDS = 86400
 
 
-def _version_key(token_id: int) -> str:
+def version_key(token_id: int) -> str:
     prefix = settings.CACHES["default"].get("KEY_PREFIX", "")
     return f"{prefix}:token-version:{token_id}"
 
@@ -189,7 +189,7 @@ def version_of(token_id: int) -> bytes | Unknown | None:
     if redis_client.unavailable():
         return UNKNOWN
     try:
-        version = redis_client.shared_redis().get(_version_key(token_id))
+        version = redis_client.shared_redis().get(version_key(token_id))
     except redis.RedisError as error:
         redis_client.went_down(error)
         return UNKNOWN
@@ -206,8 +206,8 @@ def bump_versions(token_ids: Iterable[int]) -> None:
     try:
         pipe = redis_client.shared_redis().pipeline(transaction=False)
         for token_id in token_ids:
-            pipe.incr(_version_key(token_id))
-            pipe.expire(_version_key(token_id), VERSION_SECONDS)
+            pipe.incr(version_key(token_id))
+            pipe.expire(version_key(token_id), VERSION_SECONDS)
         pipe.execute()
     except redis.RedisError as error:
         redis_client.went_down(error)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from accounts import auth
 from accounts.auth import authenticate_header, hash_key, issue_token
@@ -28,6 +29,7 @@ from realtime import hub
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer, serving_api
 from tests.support import free_port, wait_until
+from tests.test_api_errors import assert_rate_limited, fresh_rate_window
 from tests.test_token_revocation import END_WITHIN_SECONDS, StreamReader
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -152,6 +154,58 @@ def test_it_looks_again_once_a_change_moved_the_version_before_its_wake_up(
     bump_versions([token.pk])
 
     assert not authenticates(key)
+
+
+def redis_round_trips_of(act: Callable[[], Any], monkeypatch: pytest.MonkeyPatch) -> int:
+    """How many times ``act`` writes to Redis and waits (a pipeline's commands go in one)."""
+    trips = 0
+    send = redis.connection.AbstractConnection.send_packed_command
+
+    def record(connection: Any, *args: Any, **options: Any) -> Any:
+        nonlocal trips
+        if threading.current_thread().name != "pubsub-listener":
+            trips += 1
+        return send(connection, *args, **options)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(redis.connection.AbstractConnection, "send_packed_command", record)
+        act()
+    return trips
+
+
+def test_it_reads_a_kept_tokens_version_in_the_rate_limits_round_trip(
+    subscribed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player = Player.objects.create_user("kctrip", password="correct horse battery")
+    _, key = issue_token(player, ["play"])
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    assert client.get("/api/v1/me").status_code == 200  # kept from now on
+
+    def me() -> None:
+        assert client.get("/api/v1/me").status_code == 200
+
+    assert redis_round_trips_of(me, monkeypatch) == 1
+
+
+@pytest.mark.parametrize("moved", [False, True], ids=["kept", "version-moved"])
+def test_it_counts_a_request_with_a_kept_token_once(
+    subscribed: None, settings: Any, moved: bool
+) -> None:
+    settings.RATE_LIMIT_PER_MINUTE = 3
+    player = Player.objects.create_user(f"kconce{int(moved)}", password="correct horse battery")
+    token, key = issue_token(player, ["play"])
+    fresh_rate_window(f"token:{token.pk}")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+
+    assert client.get("/api/v1/me").status_code == 200
+    if moved:  # the next request finds its kept entry out of date and looks it up again
+        bump_versions([token.pk])
+    assert client.get("/api/v1/me").status_code == 200
+    assert client.get("/api/v1/me").status_code == 200
+
+    assert_rate_limited(client.get("/api/v1/me"))
 
 
 def authenticates(key: str) -> bool:
