@@ -9,14 +9,18 @@ crosses to its thread once, for all of Django's sync work (see ``ApiHandler.hand
 handlers time their responses (``Server-Timing: app;dur=<ms>``, :func:`timed`).
 """
 
+import asyncio
 import contextlib
+import contextvars
+import functools
 import os
 import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 import django
-from asgiref.sync import ThreadSensitiveContext, iscoroutinefunction, sync_to_async
+from asgiref.sync import ThreadSensitiveContext, iscoroutinefunction
 from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
@@ -33,6 +37,7 @@ django.setup(set_prefix=False)
 
 
 MAX_IDLE_REQUEST_THREADS = 64
+T = TypeVar("T")
 
 
 class Handler(ASGIHandler):
@@ -117,7 +122,9 @@ class ApiHandler(Handler):
     and the view, the rendering and the closing (``request_finished``). Django's own
     handler crosses four times, once for each, and a crossing cost about 190 µs of CPU
     (asgiref's ``sync_to_async``, measured on an idle loop) and, under load, a wait for the
-    GIL on each side. The async views (long polls, the stream) take Django's own path.
+    GIL on each side; this one crosses by :func:`in_thread`, cheaper still. The async views
+    (long polls, the stream) take Django's own path, in a ``ThreadSensitiveContext`` of the
+    request's executor.
 
     Every response carries ``Server-Timing: app;dur=<ms>``, the time from the request
     reaching Django to its response starting (thread hand-offs included): what a client
@@ -138,34 +145,45 @@ class ApiHandler(Handler):
             else ThreadPoolExecutor(max_workers=1, thread_name_prefix="api-request")
         )
         send_timed = timed(send)
+        sync, match = sync_view_route(scope)
+        # Not if the request was cancelled or failed: its thread may still be at work.
+        idle_again = False
         try:
-            async with ThreadSensitiveContext(executor=executor):
-                await self.handle(scope, receive, send_timed)
+            if sync:
+                await self.handle_sync(scope, receive, send_timed, match, executor)
+            else:
+                async with ThreadSensitiveContext(executor=executor):
+                    await super().handle(scope, receive, send_timed)
+            idle_again = True
         finally:
-            if len(self._idle_executors) < MAX_IDLE_REQUEST_THREADS:
+            if idle_again and len(self._idle_executors) < MAX_IDLE_REQUEST_THREADS:
                 self._idle_executors.append(executor)
             else:  # after a burst (many streams at once), let the extra threads go
                 executor.shutdown(wait=False)
 
-    async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        sync, match = sync_view_route(scope)
-        if not sync:
-            await super().handle(scope, receive, send)
-            return
+    async def handle_sync(
+        self,
+        scope: dict[str, Any],
+        receive: Any,
+        send: Any,
+        match: ResolverMatch | None,
+        executor: ThreadPoolExecutor,
+    ) -> None:
+        """A request to a sync view, its sync work done in ``executor``'s thread."""
         try:
             body_file = await self.read_body(receive)
         except RequestAborted:
             return
         set_script_prefix(get_script_prefix(scope))
         request, response = self.create_request(scope, body_file)
-        if request is not None:
-            request.resolver_match = match
-            response = await sync_to_async(self._respond, thread_sensitive=True)(request, scope)
         try:
+            if request is not None:
+                request.resolver_match = match
+                response = await in_thread(executor, self._respond, request, scope)
             await self.send_response(response, send)
-        finally:
             if response.streaming:  # its content was read just now, by send_response
-                await sync_to_async(response.close, thread_sensitive=True)()
+                await in_thread(executor, response.close)
+        finally:
             body_file.close()
 
     def _respond(self, request: HttpRequest, scope: dict[str, Any]) -> HttpResponseBase:
@@ -207,13 +225,34 @@ class SyncApiHandler(BaseHandler):
         return request.resolver_match or super().resolve_request(request)
 
 
+def in_thread(executor: ThreadPoolExecutor, function: Callable[..., T], *args: Any) -> Awaitable[T]:
+    """``function(*args)`` in ``executor``'s thread, in a copy of this context.
+
+    What asgiref's ``sync_to_async`` does for a call with the executor it would pick here,
+    without what this path does not use: working that executor out, carrying context
+    variables set in the thread back (nothing the sync views set is read after them), and
+    the main loop noted for an ``async_to_sync`` in the thread (none is made there). It
+    cost about a fifth of the loop's work for a ``GET /me`` (docs/decisions/0051).
+    """
+    return asyncio.get_running_loop().run_in_executor(
+        executor, functools.partial(contextvars.copy_context().run, function, *args)
+    )
+
+
 def sync_view_route(scope: dict[str, Any]) -> tuple[bool, ResolverMatch | None]:
     """(whether the request's view is sync, how its path resolves): a path that resolves to
     no view takes the sync path, unresolved, so that resolving it there raises Django's 404.
     The path is the one ``ASGIRequest`` resolves (``path_info``)."""
-    path = scope["path"].removeprefix(get_script_prefix(scope))
+    return _route(settings.ROOT_URLCONF, scope["path"].removeprefix(get_script_prefix(scope)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _route(urlconf: str, path: str) -> tuple[bool, ResolverMatch | None]:
+    """Kept per path: resolving it on the loop was about a twentieth of the loop's work for
+    a ``GET /me``. A match is only read: a view's arguments are unpacked from it, and the
+    API's middleware has no ``process_view`` that could change them."""
     try:
-        match = get_resolver().resolve(path)
+        match = get_resolver(urlconf).resolve(path)
     except Resolver404:
         return True, None
     return not iscoroutinefunction(match.func), match
