@@ -260,7 +260,7 @@ def _action_validator(kind: str) -> _ActionSerializer | None:
     One instance per type and thread, used for its ``run_validation`` only (which keeps
     nothing of a call on the instance): a new serializer per move made the REST framework
     deep-copy and bind its declared fields again every time, about half of the body's
-    validation CPU (docs/decisions)."""
+    validation CPU (docs/decisions/0052)."""
     serializer_class = ACTION_SERIALIZERS.get(kind)
     if serializer_class is None:
         return None
