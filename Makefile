@@ -70,12 +70,13 @@ endef
 suite: venv
 	$(call pytest_run,$(if $(REDIS_URL),service mode,embedded default),)
 
+# The service run, the longer one, leaves out the pure tests (none of the suite's database,
+# Redis, worker or server: the same in either mode): suite-embedded runs them.
 suite-service: venv
-	$(call pytest_run,service mode,DATABASE_URL=$(CI_DATABASE_URL) REDIS_URL=$(CI_REDIS_URL))
+	$(call pytest_run,service mode,DATABASE_URL=$(CI_DATABASE_URL) REDIS_URL=$(CI_REDIS_URL),-m "not pure")
 
-# The second run leaves out the pure tests (no database, Redis or worker): suite-service ran them.
 suite-embedded: venv
-	$(call pytest_run,embedded default,env -u DATABASE_URL -u REDIS_URL DATA_DIR=$(CURDIR)/var/test-embedded,-m "not pure")
+	$(call pytest_run,embedded default,env -u DATABASE_URL -u REDIS_URL DATA_DIR=$(CURDIR)/var/test-embedded)
 
 ## browser: Debian's chromium for the pages' tests (Playwright drives it; it cannot download
 ## its own browsers here), installed when missing.

@@ -59,17 +59,26 @@ def suite_process_env(django_db_blocker: Any) -> dict[str, str]:
     return env
 
 
-#: Test files that use no database, Redis, worker or server, only pure Python (the engine,
-#: the bots' strategies, the rating model, seating and standings): marked ``pure``. CI runs
-#: the suite in service mode and again on the embedded default; the second run skips these
-#: (``-m "not pure"``), as the same code ran once already.
+#: Test files that use none of the suite's database, Redis, worker or server: pure Python (the
+#: engine, the bots' strategies, the rating model, seating and standings), or processes and
+#: files of their own whose settings they choose (the settings, the migrations' upgrade),
+#: or the code and docs as text (the apps' boundaries, the API reference, the benchmark's
+#: report, the botmatch command's report): marked ``pure``. Each runs the same in either mode.
+#: CI runs the suite in service mode and on the embedded default side by side; the service
+#: run, the longer one, skips these (``-m "not pure"``), as the embedded run covers them.
 PURE_TEST_FILES = {
+    "test_api_reference.py",
+    "test_app_boundaries.py",
+    "test_benchmark_page_load.py",
     "test_bot_inference.py",
     "test_bot_random.py",
     "test_bot_strategies.py",
     "test_bot_strong_inference.py",
     "test_bot_strong_search.py",
+    "test_botmatch.py",
+    "test_migrations_upgrade.py",
     "test_ratings_skill.py",
+    "test_settings.py",
     "test_tournament_seating.py",
     "test_tournament_standings.py",
 }

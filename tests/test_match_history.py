@@ -15,7 +15,9 @@ reaches a server in this process.
 
 from __future__ import annotations
 
+import copy
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,6 +25,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
+from django.db import transaction
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.test import APIClient
 
@@ -97,8 +100,23 @@ class Histories:
         return [g for g in reversed(self.finished) if g in ids]
 
 
+@pytest.fixture(scope="module")
+def made_histories(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Histories]:
+    """The games, played once for the module (a few seconds): inside a transaction rolled
+    back after the module's last test, as each test's own transaction is a savepoint in it
+    that is rolled back after the test (what Django's ``setUpTestData`` does for a class)."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield play_histories()
+        transaction.set_rollback(True)
+
+
 @pytest.fixture
-def histories() -> Histories:
+def histories(made_histories: Histories) -> Histories:
+    """The module's games; the players a copy of their own for each test."""
+    return copy.deepcopy(made_histories)
+
+
+def play_histories() -> Histories:
     ann, bob = new_players("hist", 2)
     game_of = {d: started(d, [ann, bob] if d.ann_first else [bob, ann]) for d in ANN_GAMES}
     finished = [game_of[ANN_GAMES[i]] for i in FINISH_ORDER]

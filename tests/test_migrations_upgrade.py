@@ -13,6 +13,8 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.support import ROOT, VENV_BIN, clean_env
 
 TAKEN_OVER = {("accounts", "0001_initial"), ("realtime", "0001_initial")}
@@ -33,15 +35,31 @@ def applied(tmp_path: Path) -> set[tuple[str, str]]:
         return set(db.execute("SELECT app, name FROM django_migrations"))
 
 
-def made_before_the_move(tmp_path: Path) -> None:
-    assert manage(tmp_path, "migrate", "--noinput").returncode == 0
+@pytest.fixture(scope="module")
+def new_database(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A new database made by ``migrate`` (its folder, and the output): made once, as
+    migrating from nothing is the slow part, and copied by each test that changes it."""
+    where = tmp_path_factory.mktemp("new-database")
+    made = manage(where, "migrate", "--noinput")
+    assert made.returncode == 0, made.stderr
+    return where, made.stdout
+
+
+def made_before_the_move(tmp_path: Path, new_database: tuple[Path, str]) -> None:
+    with (
+        sqlite3.connect(new_database[0] / "db.sqlite3") as source,
+        sqlite3.connect(tmp_path / "db.sqlite3") as copy,
+    ):
+        source.backup(copy)
     with sqlite3.connect(tmp_path / "db.sqlite3") as db:
         db.execute("DELETE FROM django_migrations WHERE app IN ('accounts', 'realtime')")
     assert not TAKEN_OVER & applied(tmp_path)
 
 
-def test_it_upgrades_a_database_made_before_the_move(tmp_path: Path) -> None:
-    made_before_the_move(tmp_path)
+def test_it_upgrades_a_database_made_before_the_move(
+    tmp_path: Path, new_database: tuple[Path, str]
+) -> None:
+    made_before_the_move(tmp_path, new_database)
 
     upgraded = manage(tmp_path, "migrate", "--noinput")
 
@@ -52,8 +70,10 @@ def test_it_upgrades_a_database_made_before_the_move(tmp_path: Path) -> None:
     assert check.returncode == 0, check.stdout + check.stderr
 
 
-def test_it_needs_the_record_that_django_alone_would_not_make(tmp_path: Path) -> None:
-    made_before_the_move(tmp_path)
+def test_it_needs_the_record_that_django_alone_would_not_make(
+    tmp_path: Path, new_database: tuple[Path, str]
+) -> None:
+    made_before_the_move(tmp_path, new_database)
     stock = (
         "import django; django.setup();"
         "from django.core.management import call_command;"
@@ -67,12 +87,13 @@ def test_it_needs_the_record_that_django_alone_would_not_make(tmp_path: Path) ->
     assert "InconsistentMigrationHistory" in refused.stderr
 
 
-def test_it_leaves_a_new_database_to_the_migrations_themselves(tmp_path: Path) -> None:
-    made = manage(tmp_path, "migrate", "--noinput")
+def test_it_leaves_a_new_database_to_the_migrations_themselves(
+    new_database: tuple[Path, str],
+) -> None:
+    where, output = new_database
 
-    assert made.returncode == 0, made.stderr
-    assert "Recorded" not in made.stdout
-    assert "Applying accounts.0001_initial... OK" in made.stdout
-    with sqlite3.connect(tmp_path / "db.sqlite3") as db:
+    assert "Recorded" not in output
+    assert "Applying accounts.0001_initial... OK" in output
+    with sqlite3.connect(where / "db.sqlite3") as db:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
     assert {"games_player", "games_apitoken", "games_playermessage"} <= tables

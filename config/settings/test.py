@@ -17,7 +17,8 @@ from config.settings.base import CACHES, CELERY_BEAT_SCHEDULE, DATA_DIR, DATABAS
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
-# A tiny app whose model and task let the suite prove the Celery round trip in both modes.
+# A tiny app whose model and task let the suite prove the Celery round trip in both modes,
+# and whose flush command empties the tables after each transactional test (its docstring).
 INSTALLED_APPS = [*INSTALLED_APPS, "tests.probe"]
 
 SUITE_ID = hashlib.sha256(str(DATA_DIR).encode()).hexdigest()[:8]
