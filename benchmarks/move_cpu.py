@@ -58,6 +58,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import orjson  # noqa: E402
 import psycopg  # noqa: E402
+from api_load import choose  # noqa: E402
 from common import BIN, fresh_database, processes_cpu  # noqa: E402
 
 
@@ -232,16 +233,6 @@ class Table:
         for q in self.queues:
             while not q.empty():
                 q.get_nowait()
-
-
-def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    option = rng.choice(view["legal_actions"])
-    if option["type"] in ("discard", "give"):
-        action = {"type": option["type"], "cards": rng.sample(view["your_hand"], option["count"])}
-        if option["type"] == "give":
-            action["to"] = option["to"]
-        return action
-    return dict(option)
 
 
 async def sent_in_background() -> None:
