@@ -131,16 +131,20 @@ def _note_use(entry: Entry) -> None:
     ).update(last_used_at=used_at)
 
 
+def _live_token_from_where(column: str) -> str:
+    """The ``FROM`` and ``WHERE`` of a live token (not revoked, its account active) whose
+    ``column`` is the statement's one parameter, joined with its player."""
+    tokens, players = ApiToken._meta.db_table, Player._meta.db_table
+    return (
+        f"FROM {tokens} JOIN {players} ON {players}.id = {tokens}.player_id"
+        f" WHERE {tokens}.{column} = %s AND {tokens}.revoked_at IS NULL AND {players}.is_active"
+    )
+
+
 def _live_token_where(column: str, value: object) -> ApiToken | None:
     """The live token whose ``column`` is ``value``, with its player, whose
     :attr:`~accounts.models.Player.credentials` are the token's."""
-    tokens, players = ApiToken._meta.db_table, Player._meta.db_table
-    found = load_row(
-        [ApiToken, Player],
-        f"FROM {tokens} JOIN {players} ON {players}.id = {tokens}.player_id"
-        f" WHERE {tokens}.{column} = %s AND {tokens}.revoked_at IS NULL AND {players}.is_active",
-        [value],
-    )
+    found = load_row([ApiToken, Player], _live_token_from_where(column), [value])
     if found is None:
         return None
     token, player = found
@@ -153,13 +157,8 @@ def _live_token_where(column: str, value: object) -> ApiToken | None:
 def token_is_live(token_id: int) -> bool:
     """Whether the token ``token_id`` still works (not revoked, its account active): what a
     waiting client checks again while it waits (realtime.revocation)."""
-    tokens, players = ApiToken._meta.db_table, Player._meta.db_table
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT 1 FROM {tokens} JOIN {players} ON {players}.id = {tokens}.player_id"
-            f" WHERE {tokens}.id = %s AND {tokens}.revoked_at IS NULL AND {players}.is_active",
-            [token_id],
-        )
+        cursor.execute(f"SELECT 1 {_live_token_from_where('id')}", [token_id])
         return cursor.fetchone() is not None
 
 
