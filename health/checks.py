@@ -22,11 +22,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connections
 
 from config.celery_app import app
-from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY
+from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY, heartbeat_store
 from core.redis_client import shared_redis
 
 BROKER_TIMEOUT_SECONDS = 2.0
@@ -66,7 +65,7 @@ def check_broker() -> dict[str, Any]:
 def _recorded(key: str, missing: str) -> tuple[Any, dict[str, Any] | None]:
     """(the value a process recorded under ``key``, None) or (None, the failed check)."""
     try:
-        value = cache.get(key)
+        value = heartbeat_store().get(key)
     except Exception as exc:
         return None, {"ok": False, "error": f"cache unreadable: {type(exc).__name__}: {exc}"}
     if not value:

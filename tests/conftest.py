@@ -16,11 +16,10 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import F
 
-from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY
+from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY, heartbeat_store
 from tests.support import (
     ROOT,
     VENV_BIN,
@@ -114,7 +113,7 @@ class WorkerInfo:
         return self.process.pid
 
     def start(self) -> None:
-        cache.delete(HEARTBEAT_KEY)
+        heartbeat_store().delete(HEARTBEAT_KEY)
         process = self.process = start_process(
             celery_worker_command(self.hostname),
             self.env,
@@ -125,7 +124,7 @@ class WorkerInfo:
         def ready() -> bool:
             if process.poll() is not None:
                 raise RuntimeError(f"worker exited:\n{self.log_path.read_text()}")
-            beat = cache.get(HEARTBEAT_KEY)
+            beat = heartbeat_store().get(HEARTBEAT_KEY)
             return bool(beat and beat["hostname"] == self.hostname)
 
         wait_until(ready, timeout=60, interval=0.1, what="the Celery worker to be ready")
@@ -150,7 +149,7 @@ class WorkerInfo:
 
     def start_timer(self) -> None:
         """Start the move timer (``manage.py movetimer``) and wait for its first look."""
-        cache.delete(MOVE_TIMER_KEY)
+        heartbeat_store().delete(MOVE_TIMER_KEY)
         timer = self.timer = start_process(
             [str(VENV_BIN / "python"), "manage.py", "movetimer"],
             self.env,
@@ -161,7 +160,7 @@ class WorkerInfo:
         def looked() -> bool:
             if timer.poll() is not None:
                 raise RuntimeError(f"the move timer exited:\n{self.timer_log_path.read_text()}")
-            return cache.get(MOVE_TIMER_KEY) is not None
+            return heartbeat_store().get(MOVE_TIMER_KEY) is not None
 
         wait_until(looked, timeout=60, interval=0.1, what="the move timer's first look")
 

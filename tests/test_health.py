@@ -10,10 +10,15 @@ from typing import Any
 
 import httpx
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
-from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY, store_heartbeat, store_move_timer_look
+from core.heartbeats import (
+    HEARTBEAT_KEY,
+    MOVE_TIMER_KEY,
+    heartbeat_store,
+    store_heartbeat,
+    store_move_timer_look,
+)
 from tests.conftest import WorkerInfo
 from tests.support import (
     VENV_BIN,
@@ -31,14 +36,14 @@ pytestmark = pytest.mark.django_db
 def saved_heartbeat() -> Iterator[None]:
     """Let a test overwrite the heartbeat and the move timer's look (which starts fresh);
     put the worker's and the timer's back afterwards."""
-    saved = {key: cache.get(key) for key in (HEARTBEAT_KEY, MOVE_TIMER_KEY)}
+    saved = {key: heartbeat_store().get(key) for key in (HEARTBEAT_KEY, MOVE_TIMER_KEY)}
     store_move_timer_look()
     yield
     for key, value in saved.items():
         if value:
-            cache.set(key, value)
+            heartbeat_store().set(key, value)
         else:
-            cache.delete(key)
+            heartbeat_store().delete(key)
 
 
 def test_it_answers_200_when_everything_is_fine(client: Client, celery_worker: WorkerInfo) -> None:
@@ -59,10 +64,10 @@ def test_it_records_a_heartbeat_from_the_beat_task_on_the_worker(
 ) -> None:
     from health.tasks import record_heartbeat
 
-    cache.delete(HEARTBEAT_KEY)
+    heartbeat_store().delete(HEARTBEAT_KEY)
     record_heartbeat.delay()
 
-    beat = wait_until(lambda: cache.get(HEARTBEAT_KEY), timeout=30, what="a heartbeat")
+    beat = wait_until(lambda: heartbeat_store().get(HEARTBEAT_KEY), timeout=30, what="a heartbeat")
     assert beat["hostname"] == celery_worker.hostname
     assert time.time() - beat["at"] < 30
 
@@ -73,7 +78,7 @@ def test_it_answers_503_when_no_heartbeat_was_ever_recorded(
     # The suite's live worker records a heartbeat every HEARTBEAT_INTERVAL (and beat sends
     # one as it starts): when one lands between the delete and the request, delete it again.
     for _ in range(3):
-        cache.delete(HEARTBEAT_KEY)
+        heartbeat_store().delete(HEARTBEAT_KEY)
 
         response = client.get("/healthz")
 
@@ -94,8 +99,9 @@ def test_it_answers_503_when_the_heartbeat_is_stale(
     # lands between the stale one set here and the request, set it again.
     for _ in range(3):
         store_heartbeat("old-worker@localhost")
-        beat = cache.get(HEARTBEAT_KEY)
-        cache.set(HEARTBEAT_KEY, {**beat, "at": beat["at"] - settings.HEARTBEAT_MAX_AGE - 30})
+        beat = heartbeat_store().get(HEARTBEAT_KEY)
+        stale = beat["at"] - settings.HEARTBEAT_MAX_AGE - 30
+        heartbeat_store().set(HEARTBEAT_KEY, {**beat, "at": stale})
 
         response = client.get("/healthz")
 
@@ -111,7 +117,7 @@ def test_it_answers_503_when_the_move_timer_has_not_looked_for_too_long(
     client: Client, saved_heartbeat: None, settings: Any
 ) -> None:
     store_heartbeat("worker@localhost")
-    cache.set(MOVE_TIMER_KEY, time.time() - settings.HEARTBEAT_MAX_AGE - 30)
+    heartbeat_store().set(MOVE_TIMER_KEY, time.time() - settings.HEARTBEAT_MAX_AGE - 30)
 
     response = client.get("/healthz")
 
@@ -119,6 +125,22 @@ def test_it_answers_503_when_the_move_timer_has_not_looked_for_too_long(
     body = response.json()
     assert body["failing"] == ["move_timer"]
     assert body["checks"]["move_timer"]["error"].startswith("last look")
+
+
+def test_it_keeps_the_heartbeats_however_many_callers_the_rate_limits_count(
+    saved_heartbeat: None, settings: Any
+) -> None:
+    # The embedded default's file cache deletes entries at random once it holds MAX_ENTRIES:
+    # a rate-limit counter per caller and minute must never cost the heartbeats.
+    from accounts.ratelimit import WINDOW, hit
+
+    store_heartbeat("worker@localhost")
+    default_limit = settings.CACHES["default"].get("OPTIONS", {}).get("MAX_ENTRIES", 300)
+    for caller in range(default_limit * 3):
+        hit(f"ip:heartbeat-test-{caller}", 1000, WINDOW)
+
+    assert heartbeat_store().get(HEARTBEAT_KEY) is not None
+    assert heartbeat_store().get(MOVE_TIMER_KEY) is not None
 
 
 def test_it_answers_503_naming_database_broker_and_worker_when_services_are_down(

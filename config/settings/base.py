@@ -182,8 +182,9 @@ REDIS_CONNECT_TIMEOUT = env.float("REDIS_CONNECT_TIMEOUT", default=0.5)
 REDIS_SOCKET_TIMEOUT = env.float("REDIS_SOCKET_TIMEOUT", default=1.0)
 
 
-def cache_settings(redis_url: str) -> dict[str, Any]:
-    """Redis when configured; else a file cache, which the web and worker processes share."""
+def cache_settings(redis_url: str, folder: str = "cache") -> dict[str, Any]:
+    """Redis when configured; else a file cache in ``DATA_DIR/folder``, which the web and
+    worker processes share."""
     if redis_url:
         return {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -195,7 +196,7 @@ def cache_settings(redis_url: str) -> dict[str, Any]:
         }
     return {
         "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-        "LOCATION": str(DATA_DIR / "cache"),
+        "LOCATION": str(DATA_DIR / folder),
     }
 
 
@@ -226,7 +227,14 @@ def celery_broker_settings(redis_url: str) -> dict[str, Any]:
     }
 
 
-CACHES = {"default": cache_settings(REDIS_URL)}
+CACHES = {
+    "default": cache_settings(REDIS_URL),
+    # The background processes' heartbeats (core/heartbeats.py) in a store of their own: the
+    # embedded default's file cache deletes a third of its entries at random whenever it
+    # holds MAX_ENTRIES (300; the rate limits keep a counter per caller and minute there), and
+    # a heartbeat deleted so fails /healthz until the next one. In service mode both are Redis.
+    "heartbeats": cache_settings(REDIS_URL, folder="heartbeats"),
+}
 SERVICE_MODE = bool(REDIS_URL)
 # Redis pub/sub ignores the database number: deployments (or test suites) sharing one Redis
 # server are kept apart by the name of the channel every change is published on

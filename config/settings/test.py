@@ -23,7 +23,8 @@ INSTALLED_APPS = [*INSTALLED_APPS, "tests.probe"]
 
 SUITE_ID = hashlib.sha256(str(DATA_DIR).encode()).hexdigest()[:8]
 CELERY_TASK_DEFAULT_QUEUE = f"sergeant-test-{SUITE_ID}"
-CACHES["default"]["KEY_PREFIX"] = f"sergeant-test-{SUITE_ID}"
+for _alias in CACHES.values():
+    _alias["KEY_PREFIX"] = f"sergeant-test-{SUITE_ID}"
 REALTIME_CHANNEL = f"sergeant-test-{SUITE_ID}:changes"
 if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{SUITE_ID}"}
