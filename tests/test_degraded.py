@@ -15,7 +15,6 @@ from typing import Any
 
 import httpx
 import pytest
-import redis
 from django.conf import settings
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -41,23 +40,20 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def redis_down(monkeypatch: pytest.MonkeyPatch) -> Iterator[redis.Redis]:
-    """This process's Redis client pointed at a port nobody listens on (service mode); yields
-    the working client, to put back."""
+def redis_down(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[str]:
+    """This process's Redis clients pointed at a port nobody listens on (service mode); yields
+    the working URL, to put back."""
     if not settings.REDIS_URL:
         pytest.skip("only service mode uses Redis")
-    working = redis_client.shared_redis()
-    dead = redis.Redis.from_url(
-        f"redis://127.0.0.1:{free_port()}/0", **redis_client.client_options()
-    )
-    monkeypatch.setattr(redis_client, "_client", dead)
+    working = settings.REDIS_URL
+    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"
     monkeypatch.setattr(redis_client, "_down_until", 0.0)
     yield working
 
 
 @pytest.mark.django_db(transaction=True)  # the waiting view reads from another thread
 def test_it_serves_the_api_with_rate_limits_open_while_redis_is_down(
-    redis_down: redis.Redis, settings: Any
+    redis_down: str, settings: Any
 ) -> None:
     settings.RATE_LIMIT_PER_MINUTE = 3
     _, key = register_player("unlimited", password="correct horse battery")
@@ -73,11 +69,11 @@ def test_it_serves_the_api_with_rate_limits_open_while_redis_is_down(
     error_of(events, 404, "not_found")
 
 
-def test_it_counts_again_once_redis_is_back(redis_down: redis.Redis, settings: Any) -> None:
+def test_it_counts_again_once_redis_is_back(redis_down: str, settings: Any) -> None:
     key = "token:degraded-test"
     assert [ratelimit.hit(key, 1, 60) for _ in range(3)] == [None, None, None]
 
-    redis_client._client = redis_down  # back (the fixture's monkeypatch restores it too)
+    settings.REDIS_URL = redis_down  # back (the fixture's settings restore it too)
     redis_client._down_until = 0.0
     ratelimit.reset(key)
 
@@ -85,7 +81,7 @@ def test_it_counts_again_once_redis_is_back(redis_down: redis.Redis, settings: A
     assert ratelimit.hit(key, 1, 60) is not None
 
 
-def test_healthz_says_degraded_with_200_while_redis_is_down(redis_down: redis.Redis) -> None:
+def test_healthz_says_degraded_with_200_while_redis_is_down(redis_down: str) -> None:
     response = APIClient().get("/healthz")
 
     assert response.status_code == 200, response.json()
@@ -111,7 +107,7 @@ def timeouts_of(game: Game) -> int:
 
 
 def test_the_move_timer_charges_no_timeout_while_redis_is_down_and_gives_the_outage_back(
-    redis_down: redis.Redis,
+    redis_down: str, settings: Any
 ) -> None:
     game = overdue_game(seconds_late=2)
     timer = MoveTimer()
@@ -121,7 +117,7 @@ def test_the_move_timer_charges_no_timeout_while_redis_is_down_and_gives_the_out
     assert timeouts_of(game) == 0
     deadline_before = Game.objects.get(pk=game.pk).deadline
 
-    redis_client._client = redis_down
+    settings.REDIS_URL = redis_down
     timer.look()
 
     deadline_after = Game.objects.get(pk=game.pk).deadline
