@@ -10,13 +10,15 @@ handlers time their responses (``Server-Timing: app;dur=<ms>``, :func:`timed`).
 """
 
 import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
 import functools
 import os
+import queue
+import threading
 import time
-from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import django
@@ -38,6 +40,82 @@ django.setup(set_prefix=False)
 
 MAX_IDLE_REQUEST_THREADS = 64
 T = TypeVar("T")
+
+
+class RequestThread(concurrent.futures.Executor):
+    """A thread that runs one request's sync work at a time, kept for the next request.
+
+    An executor, so that asgiref's ``ThreadSensitiveContext`` can send the async views' sync
+    calls to it, with a cheaper crossing for the loop's own calls (:meth:`run`): a
+    ``ThreadPoolExecutor`` through ``run_in_executor`` cost 60-90 µs of CPU a crossing (its
+    concurrent future, its semaphore, the chained asyncio future), a plain queue and
+    ``call_soon_threadsafe`` 19-25 (docs/decisions/0053).
+    """
+
+    def __init__(self) -> None:
+        self._calls: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._work, name="api-request", daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        while (call := self._calls.get()) is not None:
+            call()
+
+    def run(self, function: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+        """``function(*args)`` in this thread, in a copy of the caller's context, awaited on
+        the caller's loop.
+
+        What asgiref's ``sync_to_async`` does for a call with this executor, without what
+        this path does not use: working the executor out, carrying context variables set in
+        the thread back (nothing the sync views set is read after them), and the main loop
+        noted for an ``async_to_sync`` in the thread (none is made there): about a fifth of
+        the loop's work for a ``GET /me`` (docs/decisions/0051).
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        context = contextvars.copy_context()
+
+        def call() -> None:
+            try:
+                result = context.run(function, *args)
+            except BaseException as error:
+                loop.call_soon_threadsafe(_settle, future, None, error)
+            else:
+                loop.call_soon_threadsafe(_settle, future, result, None)
+
+        self._calls.put(call)
+        return future
+
+    def submit(
+        self, fn: Callable[..., T], /, *args: Any, **kwargs: Any
+    ) -> concurrent.futures.Future[T]:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def call() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as error:
+                future.set_exception(error)
+
+        self._calls.put(call)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Let the thread end after the calls already sent (``cancel_futures`` is ignored)."""
+        self._calls.put(None)
+        if wait:
+            self._thread.join()
+
+
+def _settle(future: asyncio.Future[T], result: T | None, error: BaseException | None) -> None:
+    if future.cancelled():  # the request was cancelled while its thread worked
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)  # type: ignore[arg-type]  # a T when there is no error
 
 
 class Handler(ASGIHandler):
@@ -114,7 +192,7 @@ class ApiHandler(Handler):
     thread of its own: a ``ThreadSensitiveContext`` per request, whose executor, and so
     thread, is started for the request and joined after it, and whose database wrapper is
     built anew in every new thread. Here each request still gets a thread to itself, but
-    from a pool of single-thread executors that outlive the requests (the pool grows to the
+    from a pool of :class:`RequestThread` that outlive the requests (the pool grows to the
     number of requests served at once, and keeps up to ``MAX_IDLE_REQUEST_THREADS`` idle).
 
     A request to a sync view (every API view but the two waiting ones) goes to that thread
@@ -122,7 +200,7 @@ class ApiHandler(Handler):
     and the view, the rendering and the closing (``request_finished``). Django's own
     handler crosses four times, once for each, and a crossing cost about 190 µs of CPU
     (asgiref's ``sync_to_async``, measured on an idle loop) and, under load, a wait for the
-    GIL on each side; this one crosses by :func:`in_thread`, cheaper still. The async views
+    GIL on each side; this one crosses by :meth:`RequestThread.run`, cheaper still. The async views
     (long polls, the stream) take Django's own path, in a ``ThreadSensitiveContext`` of the
     request's executor.
 
@@ -133,17 +211,13 @@ class ApiHandler(Handler):
 
     def __init__(self) -> None:
         super().__init__()
-        self._idle_executors: list[ThreadPoolExecutor] = []  # only touched on the loop
+        self._idle_executors: list[RequestThread] = []  # only touched on the loop
         self._sync_views = SyncApiHandler()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
-        executor = (
-            self._idle_executors.pop()
-            if self._idle_executors
-            else ThreadPoolExecutor(max_workers=1, thread_name_prefix="api-request")
-        )
+        executor = self._idle_executors.pop() if self._idle_executors else RequestThread()
         send_timed = timed(send)
         sync, match = sync_view_route(scope)
         # Not if the request was cancelled or failed: its thread may still be at work.
@@ -167,7 +241,7 @@ class ApiHandler(Handler):
         receive: Any,
         send: Any,
         match: ResolverMatch | None,
-        executor: ThreadPoolExecutor,
+        executor: RequestThread,
     ) -> None:
         """A request to a sync view, its sync work done in ``executor``'s thread."""
         try:
@@ -179,10 +253,10 @@ class ApiHandler(Handler):
         try:
             if request is not None:
                 request.resolver_match = match
-                response = await in_thread(executor, self._respond, request, scope)
+                response = await executor.run(self._respond, request, scope)
             await self.send_response(response, send)
             if response.streaming:  # its content was read just now, by send_response
-                await in_thread(executor, response.close)
+                await executor.run(response.close)
         finally:
             body_file.close()
 
@@ -223,20 +297,6 @@ class SyncApiHandler(BaseHandler):
 
     def resolve_request(self, request: HttpRequest) -> ResolverMatch:
         return request.resolver_match or super().resolve_request(request)
-
-
-def in_thread(executor: ThreadPoolExecutor, function: Callable[..., T], *args: Any) -> Awaitable[T]:
-    """``function(*args)`` in ``executor``'s thread, in a copy of this context.
-
-    What asgiref's ``sync_to_async`` does for a call with the executor it would pick here,
-    without what this path does not use: working that executor out, carrying context
-    variables set in the thread back (nothing the sync views set is read after them), and
-    the main loop noted for an ``async_to_sync`` in the thread (none is made there). It
-    cost about a fifth of the loop's work for a ``GET /me`` (docs/decisions/0051).
-    """
-    return asyncio.get_running_loop().run_in_executor(
-        executor, functools.partial(contextvars.copy_context().run, function, *args)
-    )
 
 
 def sync_view_route(scope: dict[str, Any]) -> tuple[bool, ResolverMatch | None]:

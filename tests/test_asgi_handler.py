@@ -25,7 +25,7 @@ REQUESTS = """
 import asyncio, gc, json
 from concurrent.futures import ThreadPoolExecutor
 
-from config.asgi import application  # first: it sets Django up
+from config.asgi import RequestThread, application  # first: it sets Django up
 
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
@@ -34,15 +34,21 @@ from rest_framework.views import APIView
 
 
 crossings = [0]  # work handed to a thread (asgiref's sync_to_async submits it to one)
-submit = ThreadPoolExecutor.submit
 
 
-def counted_submit(self, *args, **kwargs):
-    crossings[0] += 1
-    return submit(self, *args, **kwargs)
+def counted(cls, name):
+    handed = getattr(cls, name)
+
+    def counting(self, *args, **kwargs):
+        crossings[0] += 1
+        return handed(self, *args, **kwargs)
+
+    setattr(cls, name, counting)
 
 
-ThreadPoolExecutor.submit = counted_submit
+counted(ThreadPoolExecutor, "submit")
+counted(RequestThread, "submit")
+counted(RequestThread, "run")
 
 
 async def call(method, path, body=None, token=None):
