@@ -50,6 +50,11 @@ class RequestThread(concurrent.futures.Executor):
     ``ThreadPoolExecutor`` through ``run_in_executor`` cost 60-90 µs of CPU a crossing (its
     concurrent future, its semaphore, the chained asyncio future), a plain queue and
     ``call_soon_threadsafe`` 19-25 (docs/decisions/0053).
+
+    A daemon thread: at the process's exit it is not waited for. uvicorn's graceful shutdown
+    (``--timeout-graceful-shutdown``) waits for the requests in flight first; sync work still
+    running after it (a write waiting for SQLite's lock, say) is abandoned, and its
+    transaction rolled back by the database.
     """
 
     def __init__(self) -> None:
@@ -58,8 +63,14 @@ class RequestThread(concurrent.futures.Executor):
         self._thread.start()
 
     def _work(self) -> None:
-        while (call := self._calls.get()) is not None:
+        while True:
+            call = self._calls.get()
+            if call is None:
+                return
             call()
+            # The call holds its request, its answer and their future until the next call
+            # comes, which for an idle thread may be long: let them go now.
+            del call
 
     def run(self, function: Callable[..., T], *args: Any) -> asyncio.Future[T]:
         """``function(*args)`` in this thread, in a copy of the caller's context, awaited on
@@ -75,13 +86,16 @@ class RequestThread(concurrent.futures.Executor):
         future: asyncio.Future[T] = loop.create_future()
         context = contextvars.copy_context()
 
+        # A closed loop (the process is ending) has no one left to tell: RuntimeError.
         def call() -> None:
             try:
                 result = context.run(function, *args)
             except BaseException as error:
-                loop.call_soon_threadsafe(_settle, future, None, error)
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(_settle, future, None, error)
             else:
-                loop.call_soon_threadsafe(_settle, future, result, None)
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(_settle, future, result, None)
 
         self._calls.put(call)
         return future
