@@ -129,12 +129,12 @@ def count_ahead(request: HttpRequest, key: str, *, also_get: str) -> tuple[bool,
     if redis_client.unavailable():
         return False, None
     counted = getattr(request, _COUNTED, None)
-    window_start = int(time.time() // WINDOW) * WINDOW
-    counter = _counter(key, window_start)
     try:
         if counted is not None and counted[0] == key:
             value = redis_client.shared_redis().get(also_get)
         else:
+            window_start = int(time.time() // WINDOW) * WINDOW
+            counter = _counter(key, window_start)
             count, value = _redis_count(counter, WINDOW, also_get=also_get)
             setattr(request, _COUNTED, (key, window_start, count))
     except redis.RedisError as error:

@@ -44,7 +44,7 @@ MAX_THREAD_CLIENTS = 128
 _local = threading.local()
 _lock = threading.Lock()
 _thread_clients = 0  # held by threads of this process now
-_pooled: dict[tuple[str, int], redis.Redis] = {}  # (URL, process id): the shared client
+_pooled: dict[str, redis.Redis] = {}  # by URL: the client the threads past the limit share
 
 #: After a failed call, the request paths skip Redis this long (then the next call tries).
 DOWN_PAUSE_SECONDS = 1.0
@@ -85,13 +85,10 @@ class _Held:
             own = _thread_clients < MAX_THREAD_CLIENTS
             if own:
                 _thread_clients += 1
+            elif url not in _pooled:
+                _pooled[url] = redis.Redis.from_url(url, **client_options())  # connects later
         if not own:
-            key = (url, os.getpid())
-            with _lock:
-                pooled = _pooled.get(key)
-                if pooled is None:
-                    pooled = _pooled[key] = redis.Redis.from_url(url, **client_options())
-            return cls(pooled, url, own=False)
+            return cls(_pooled[url], url, own=False)
         try:
             client = redis.Redis.from_url(
                 url,
