@@ -11,7 +11,12 @@ the variant's processes (the server and its children) divided by the requests wr
 completed: the server's CPU a request, printed as a ratio against the baseline (the web
 server as platform/Procfile started it before decision 0046, uvicorn's access log on,
 serving the same app), pooled over the rounds; with wrk's requests/s and p99 latency at that
-concurrency (wall-clock figures: noisy on a shared machine).
+concurrency (wall-clock figures: noisy on a shared machine), and the context switches of the
+server's threads a request (``/proc``: a count, steady between runs, of the hand-offs
+between threads that the CPU figure pays for).
+
+``uvicorn thread a request`` serves the platform with every API request in flight at work
+in a thread of its own (``API_THREADS=1000``), as before docs/decisions/0054.
 
 The ``trivial`` variants serve :func:`trivial_app` (a fixed 2-byte JSON answer), so that
 what the server costs by itself shows beside what the platform's app costs on top of it.
@@ -25,6 +30,7 @@ dependency; docs/decisions/0046-web-server-options.md says why). wrk is Debian's
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -44,6 +50,7 @@ from benchmarks.common import (
     ROOT,
     free_port,
     process_cpu_seconds,
+    processes_cpu,
     service_platform,
     stop,
 )
@@ -67,6 +74,7 @@ QUIET = "--no-access-log"
 VARIANTS: dict[str, tuple[list[str], str]] = {
     "uvicorn access log": (PROCFILE, PLATFORM_APP),
     "uvicorn procfile": ([*PROCFILE, QUIET], PLATFORM_APP),
+    "uvicorn thread a request": ([*PROCFILE, QUIET], PLATFORM_APP),
     "granian": ([*GRANIAN, "--loop", "uvloop", QUIET], PLATFORM_APP),
     "trivial: access log": (PROCFILE, TRIVIAL_APP),
     "trivial: procfile": ([*PROCFILE, QUIET], TRIVIAL_APP),
@@ -81,6 +89,12 @@ VARIANTS: dict[str, tuple[list[str], str]] = {
         [*GRANIAN, "--loop", "uvloop", "--task-impl", "rust", QUIET],
         TRIVIAL_APP,
     ),
+}
+
+#: Settings a variant is started with, over the platform's.
+VARIANT_SETTINGS: dict[str, dict[str, str]] = {
+    # Every request in flight at work in a thread of its own, as before 0054.
+    "uvicorn thread a request": {"API_THREADS": "1000"},
 }
 
 
@@ -101,12 +115,30 @@ class Server:
     name: str
     process: subprocess.Popen[bytes]
     url: str
-    # path → per round: (CPU seconds, requests, requests/s, p99 ms)
-    runs: dict[str, list[tuple[float, int, float, float]]] = field(default_factory=dict)
+    # path → per round: (CPU seconds, requests, requests/s, p99 ms, context switches)
+    runs: dict[str, list[tuple[float, int, float, float, int]]] = field(default_factory=dict)
 
     def cpu_seconds(self) -> float:
         root = self.process.pid
         return process_cpu_seconds(lambda pid, ppid, _name: root in (pid, ppid))
+
+    def context_switches(self) -> int:
+        """The server's threads' context switches so far (those of threads that ended are
+        lost: take it across a phase in which the server's threads stay up)."""
+        root = self.process.pid
+        pids = processes_cpu(lambda pid, ppid, _name: root in (pid, ppid))
+        return sum(_context_switches(pid) for pid in pids)
+
+
+def _context_switches(pid: int) -> int:
+    """Voluntary and involuntary context switches of the live threads of process ``pid``."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):  # the thread ended meanwhile
+            for line in (task / "status").read_text().splitlines():
+                if "ctxt_switches:" in line:
+                    total += int(line.split()[1])
+    return total
 
 
 def start_server(name: str, env: dict[str, str]) -> Server:
@@ -170,10 +202,11 @@ def measure(
         for path, headers in paths.items():
             for server in order:
                 wrk(server.url + path, 1, conns, headers)  # warm: connections, caches
-                before = server.cpu_seconds()
+                before, switched = server.cpu_seconds(), server.context_switches()
                 requests, rate, p99 = wrk(server.url + path, seconds, conns, headers)
                 cpu = server.cpu_seconds() - before
-                server.runs.setdefault(path, []).append((cpu, requests, rate, p99))
+                switches = server.context_switches() - switched
+                server.runs.setdefault(path, []).append((cpu, requests, rate, p99, switches))
         print(f"round {index + 1}/{rounds} done", file=sys.stderr)
 
 
@@ -185,7 +218,7 @@ def baselines(names: list[str]) -> dict[str, str]:
     return {name: first[VARIANTS[name][1]] for name in names}
 
 
-def cpu_per_request(runs: list[tuple[float, int, float, float]]) -> float:
+def cpu_per_request(runs: list[tuple[float, int, float, float, int]]) -> float:
     return sum(r[0] for r in runs) / sum(r[1] for r in runs)
 
 
@@ -196,7 +229,7 @@ def report(servers: list[Server], paths: list[str], describe: Callable[[str], st
         print(f"\nGET {path} ({describe(path)})")
         print(
             f"{'variant':<28}{'CPU µs/req':>11}{'ratio':>7}  {'per round':<20}"
-            f"{'req/s (median)':>15}{'p99 ms (median)':>16}"
+            f"{'req/s (median)':>15}{'p99 ms (median)':>16}{'switches/req':>13}"
         )
         for server in servers:
             runs = server.runs[path]
@@ -205,9 +238,10 @@ def report(servers: list[Server], paths: list[str], describe: Callable[[str], st
             per_round = ", ".join(f"{r[0] / r[1] * 1e6:.0f}" for r in runs)
             rates = sorted(r[2] for r in runs)
             p99s = sorted(r[3] for r in runs)
+            switches = sum(r[4] for r in runs) / sum(r[1] for r in runs)
             print(
                 f"{server.name:<28}{pooled * 1e6:>11.0f}{pooled / base:>7.2f}  {per_round:<20}"
-                f"{rates[len(rates) // 2]:>15.0f}{p99s[len(p99s) // 2]:>16.1f}"
+                f"{rates[len(rates) // 2]:>15.0f}{p99s[len(p99s) // 2]:>16.1f}{switches:>13.1f}"
             )
 
 
@@ -230,7 +264,7 @@ def main() -> None:
         servers: list[Server] = []
         try:
             for name in names:
-                servers.append(start_server(name, env))
+                servers.append(start_server(name, {**env, **VARIANT_SETTINGS.get(name, {})}))
             token = register(servers[0].url)
             paths = {"/api/v1/me": [f"Authorization: Token {token}"], "/healthz": []}
             measure(servers, paths, args.rounds, args.seconds, args.connections)

@@ -198,3 +198,101 @@ def test_it_times_pages_and_api_responses_alike(django_db_blocker: Any) -> None:
     for _, timings in answers.values():
         assert len(timings) == 1
         assert re.fullmatch(r"app;dur=\d+\.\d", timings[0])
+
+
+TURNS = """
+import asyncio, json, threading, time
+
+from config.asgi import ApiHandler, application  # first: it sets Django up
+
+at_work, most_at_work, lock = [0], [0], threading.Lock()
+respond = ApiHandler._respond
+
+
+def counting_respond(self, request, scope):
+    with lock:
+        at_work[0] += 1
+        most_at_work[0] = max(most_at_work[0], at_work[0])
+    try:
+        time.sleep(float(request.GET.get("hold", "0")))  # a slow view: say, a long round trip
+        return respond(self, request, scope)
+    finally:
+        with lock:
+            at_work[0] -= 1
+
+
+ApiHandler._respond = counting_respond
+
+
+async def answer(path):
+    inbox = asyncio.Queue()
+    inbox.put_nowait({"type": "http.request", "body": b""})
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+        if message["type"] == "http.response.body" and not message.get("more_body"):
+            inbox.put_nowait({"type": "http.disconnect"})
+
+    route, _, query = path.partition("?")
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "scheme": "http",
+        "method": "GET", "path": route, "raw_path": route.encode(),
+        "query_string": query.encode(), "root_path": "",
+        "headers": [(b"host", b"127.0.0.1"), (b"accept", b"application/json")],
+        "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 80),
+    }
+    await application(scope, inbox.get, send)
+    headers = {k.decode().lower(): v.decode() for k, v in sent[0]["headers"]}
+    body = json.loads(b"".join(m.get("body", b"") for m in sent[1:]))
+    return sent[0]["status"], body.get("error", {}).get("code"), headers.get("retry-after")
+
+
+async def main(paths):
+    return await asyncio.gather(*(answer(path) for path in paths))
+
+
+import sys
+paths = json.loads(sys.argv[1])
+answers = asyncio.run(main(paths))
+print(json.dumps({"answers": answers, "most_at_work": most_at_work[0]}))
+"""
+
+
+def run_at_once(env: dict[str, str], paths: list[str]) -> dict[str, Any]:
+    process = subprocess.run(
+        [str(VENV_BIN / "python"), "-c", TURNS, json.dumps(paths)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode == 0, process.stderr
+    result: dict[str, Any] = json.loads(process.stdout.splitlines()[-1])
+    return result
+
+
+def test_it_runs_at_most_api_threads_requests_sync_work_at_once(django_db_blocker: Any) -> None:
+    env = {**suite_process_env(django_db_blocker), "API_THREADS": "2"}
+
+    result = run_at_once(env, ["/api/v1/tables?hold=0.1"] * 6)
+
+    # All six answered, the others waiting for their turn on the loop, not in a thread.
+    assert [status for status, _, _ in result["answers"]] == [200] * 6
+    assert result["most_at_work"] == 2
+
+
+def test_it_answers_503_when_a_requests_turn_does_not_come_in_time(
+    django_db_blocker: Any,
+) -> None:
+    env = {
+        **suite_process_env(django_db_blocker),
+        "API_THREADS": "1",
+        "DB_POOL_TIMEOUT": "0.3",  # also how long a request waits for its turn
+    }
+
+    result = run_at_once(env, ["/api/v1/tables?hold=1.0", "/api/v1/tables"])
+
+    assert sorted(result["answers"]) == [[200, None, None], [503, "service_unavailable", "2"]]
+    assert result["most_at_work"] == 1
