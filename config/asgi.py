@@ -18,8 +18,7 @@ import os
 import queue
 import threading
 import time
-import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import django
@@ -38,9 +37,6 @@ from config.gc_tuning import freeze_startup_objects
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 django.setup(set_prefix=False)
 
-# The apps' modules, once Django is set up.
-from api.errors import error_response  # noqa: E402
-from core.errors import DATABASE_RETRY_AFTER_SECONDS, Unavailable  # noqa: E402
 
 MAX_IDLE_REQUEST_THREADS = 64
 T = TypeVar("T")
@@ -134,33 +130,6 @@ def _settle(future: asyncio.Future[T], result: T | None, error: BaseException | 
         future.set_exception(error)
     else:
         future.set_result(result)  # type: ignore[arg-type]  # a T when there is no error
-
-
-class Turns:
-    """At most ``size`` API requests of an event loop run their sync work at once; the
-    others wait for their turn on the loop, holding no running thread.
-
-    Every thread at work wants the GIL, and each of the request's waits (its Redis and
-    PostgreSQL round trips, the hand-offs to and from the loop) gives it to another: with a
-    thread at work for every request in flight (32 clients on one process), a ``GET /me``
-    cost 36 context switches, and switching was about a third of the process's CPU; with
-    4 at once, 17 switches and the request 0.9 times the CPU (docs/decisions/0054). A few
-    are needed still, so that one request's round trips (a move's commit) do not hold up
-    the others. One semaphore per loop: asyncio's are bound to the loop that first waits
-    on them, and tests call the application from several loops.
-    """
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
-        self._per_loop = weakref.WeakKeyDictionary()
-
-    def of_running_loop(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        turns = self._per_loop.get(loop)
-        if turns is None:
-            turns = self._per_loop[loop] = asyncio.Semaphore(self._size)
-        return turns
 
 
 class Handler(ASGIHandler):
@@ -258,28 +227,21 @@ class ApiHandler(Handler):
         super().__init__()
         self._idle_executors: list[RequestThread] = []  # only touched on the loop
         self._sync_views = SyncApiHandler()
-        self._turns = Turns(settings.API_THREADS)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        executor = self._idle_executors.pop() if self._idle_executors else RequestThread()
         send_timed = timed(send)
         sync, match = sync_view_route(scope)
-        with self._request_thread() as executor:
+        # Not if the request was cancelled or failed: its thread may still be at work.
+        idle_again = False
+        try:
             if sync:
                 await self.handle_sync(scope, receive, send_timed, match, executor)
             else:
                 async with ThreadSensitiveContext(executor=executor):
                     await super().handle(scope, receive, send_timed)
-
-    @contextlib.contextmanager
-    def _request_thread(self) -> Iterator[RequestThread]:
-        """An idle request thread (a new one if none is), kept for the next request after."""
-        executor = self._idle_executors.pop() if self._idle_executors else RequestThread()
-        # Not if the request was cancelled or failed: its thread may still be at work.
-        idle_again = False
-        try:
-            yield executor
             idle_again = True
         finally:
             if idle_again and len(self._idle_executors) < MAX_IDLE_REQUEST_THREADS:
@@ -295,8 +257,7 @@ class ApiHandler(Handler):
         match: ResolverMatch | None,
         executor: RequestThread,
     ) -> None:
-        """A request to a sync view, its sync work done in ``executor``'s thread once the
-        request's turn has come (:class:`Turns`)."""
+        """A request to a sync view, its sync work done in ``executor``'s thread."""
         try:
             body_file = await self.read_body(receive)
         except RequestAborted:
@@ -306,32 +267,12 @@ class ApiHandler(Handler):
         try:
             if request is not None:
                 request.resolver_match = match
-                response = await self._respond_in_turn(executor, request, scope)
+                response = await executor.run(self._respond, request, scope)
             await self.send_response(response, send)
             if response.streaming:  # its content was read just now, by send_response
                 await executor.run(response.close)
         finally:
             body_file.close()
-
-    async def _respond_in_turn(
-        self, executor: RequestThread, request: HttpRequest, scope: dict[str, Any]
-    ) -> HttpResponseBase:
-        turns = self._turns.of_running_loop()
-        try:
-            async with asyncio.timeout(settings.DB_POOL_TIMEOUT):
-                await turns.acquire()
-        except TimeoutError:
-            return error_response(
-                Unavailable(
-                    "service_unavailable",
-                    "The server is too busy; try again shortly.",
-                    retry_after=DATABASE_RETRY_AFTER_SECONDS,
-                )
-            )
-        try:
-            return await executor.run(self._respond, request, scope)
-        finally:
-            turns.release()
 
     def _respond(self, request: HttpRequest, scope: dict[str, Any]) -> HttpResponseBase:
         """Django's sync work for a request, in the request's thread (see the class)."""

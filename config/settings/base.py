@@ -113,10 +113,6 @@ TEMPLATES = [
     },
 ]
 
-#: API requests whose sync work (middleware, view, rendering) runs at once in a web process;
-#: the others wait on the event loop, holding no thread (config/asgi.py, docs/decisions/0054).
-API_THREADS = env.int("API_THREADS", default=4)
-
 # --- Database -------------------------------------------------------------------------------
 
 SQLITE_PATH = DATA_DIR / "db.sqlite3"
@@ -124,8 +120,7 @@ SQLITE_PATH = DATA_DIR / "db.sqlite3"
 
 # Connections per process in service mode (psycopg pool); PostgreSQL allows 100 by default.
 DB_POOL_MAX_SIZE = env.int("DB_POOL_MAX_SIZE", default=20)
-#: How long a request waits for a PostgreSQL connection (or, in the API, for one of the
-#: API_THREADS) before it answers 503.
+#: How long a request waits for a PostgreSQL connection before it answers 503.
 DB_POOL_TIMEOUT = env.float("DB_POOL_TIMEOUT", default=5.0)
 
 
