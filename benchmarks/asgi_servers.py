@@ -15,9 +15,6 @@ concurrency (wall-clock figures: noisy on a shared machine), and the context swi
 server's threads a request (``/proc``: a count, steady between runs, of the hand-offs
 between threads that the CPU figure pays for).
 
-``uvicorn thread a request`` serves the platform with every API request in flight at work
-in a thread of its own (``API_THREADS=1000``), as before docs/decisions/0054.
-
 The ``trivial`` variants serve :func:`trivial_app` (a fixed 2-byte JSON answer), so that
 what the server costs by itself shows beside what the platform's app costs on top of it.
 
@@ -74,7 +71,6 @@ QUIET = "--no-access-log"
 VARIANTS: dict[str, tuple[list[str], str]] = {
     "uvicorn access log": (PROCFILE, PLATFORM_APP),
     "uvicorn procfile": ([*PROCFILE, QUIET], PLATFORM_APP),
-    "uvicorn thread a request": ([*PROCFILE, QUIET], PLATFORM_APP),
     "granian": ([*GRANIAN, "--loop", "uvloop", QUIET], PLATFORM_APP),
     "trivial: access log": (PROCFILE, TRIVIAL_APP),
     "trivial: procfile": ([*PROCFILE, QUIET], TRIVIAL_APP),
@@ -89,12 +85,6 @@ VARIANTS: dict[str, tuple[list[str], str]] = {
         [*GRANIAN, "--loop", "uvloop", "--task-impl", "rust", QUIET],
         TRIVIAL_APP,
     ),
-}
-
-#: Settings a variant is started with, over the platform's.
-VARIANT_SETTINGS: dict[str, dict[str, str]] = {
-    # Every request in flight at work in a thread of its own, as before 0054.
-    "uvicorn thread a request": {"API_THREADS": "1000"},
 }
 
 
@@ -264,7 +254,7 @@ def main() -> None:
         servers: list[Server] = []
         try:
             for name in names:
-                servers.append(start_server(name, {**env, **VARIANT_SETTINGS.get(name, {})}))
+                servers.append(start_server(name, env))
             token = register(servers[0].url)
             paths = {"/api/v1/me": [f"Authorization: Token {token}"], "/healthz": []}
             measure(servers, paths, args.rounds, args.seconds, args.connections)
