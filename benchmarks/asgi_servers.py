@@ -46,7 +46,6 @@ from benchmarks.common import (
     BIN,
     ROOT,
     free_port,
-    process_cpu_seconds,
     processes_cpu,
     service_platform,
     stop,
@@ -108,16 +107,18 @@ class Server:
     # path → per round: (CPU seconds, requests, requests/s, p99 ms, context switches)
     runs: dict[str, list[tuple[float, int, float, float, int]]] = field(default_factory=dict)
 
-    def cpu_seconds(self) -> float:
+    def _processes(self) -> dict[int, float]:
+        """CPU seconds so far of the server's processes (it and its children), by pid."""
         root = self.process.pid
-        return process_cpu_seconds(lambda pid, ppid, _name: root in (pid, ppid))
+        return processes_cpu(lambda pid, ppid, _name: root in (pid, ppid))
+
+    def cpu_seconds(self) -> float:
+        return sum(self._processes().values())
 
     def context_switches(self) -> int:
         """The server's threads' context switches so far (those of threads that ended are
         lost: take it across a phase in which the server's threads stay up)."""
-        root = self.process.pid
-        pids = processes_cpu(lambda pid, ppid, _name: root in (pid, ppid))
-        return sum(_context_switches(pid) for pid in pids)
+        return sum(_context_switches(pid) for pid in self._processes())
 
 
 def _context_switches(pid: int) -> int:

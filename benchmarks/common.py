@@ -30,13 +30,6 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def process_cpu_seconds(include: Callable[[int, int, str], bool]) -> float:
-    """User + system CPU seconds of the live processes on this machine that ``include(pid,
-    parent pid, command name)`` picks (from ``/proc``; processes that ended are not counted,
-    so take it across a phase in which the picked processes stay up)."""
-    return sum(processes_cpu(include).values())
-
-
 def fresh_database(name: str) -> str:
     """Drop and create database ``name`` on the local PostgreSQL; returns its URL."""
     with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres", autocommit=True) as conn:
