@@ -53,7 +53,8 @@ def statements_of(act: Callable[[], Any]) -> list[Statement]:
 
 def redis_commands_of(act: Callable[[], Any], monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The Redis commands ``act`` sends, from any thread but the subscription's, counting
-    those it leaves to the background thread (which is let finish first)."""
+    those it leaves to the background thread (which is let finish first). What earlier
+    work left to that thread (the publish of the move before) is sent before counting."""
     sent: list[str] = []
     execute = redis.Redis.execute_command
 
@@ -62,13 +63,19 @@ def redis_commands_of(act: Callable[[], Any], monkeypatch: pytest.MonkeyPatch) -
             sent.append(str(args[0]).upper())
         return execute(client, *args, **options)
 
+    background_drained()
     monkeypatch.setattr(redis.Redis, "execute_command", record)
     act()
+    background_drained()
+    monkeypatch.undo()
+    return sent
+
+
+def background_drained() -> None:
+    """Once the background thread has run everything queued to it so far."""
     drained = threading.Event()
     background.run_soon(drained.set)
     assert drained.wait(10)
-    monkeypatch.undo()
-    return sent
 
 
 def next_move(players: list[Player], game_id: int, rng: random.Random) -> Callable[[], Any]:
