@@ -121,12 +121,19 @@ def service_platform(
 def start_uvicorn(
     env: dict[str, str], port: int, *, log_name: str, workers: int = 1, code: Path = ROOT
 ) -> subprocess.Popen[bytes]:
-    """uvicorn on loopback serving the checkout at ``code``, started as platform/Procfile
-    starts it (quiet, logging to ``var/<log_name>``); returned once it answers."""
+    """uvicorn on loopback serving the checkout at ``code``, started as that checkout's
+    platform/Procfile starts it (quiet, logging to ``var/<log_name>``); returned once it
+    answers. Since docs/decisions/0055 that is ``python -m config.serve``, each worker on a
+    listening socket of its own; an older checkout has no such module and ran ``uvicorn``."""
+    launcher = (
+        [str(BIN / "python"), "-m", "config.serve"]
+        if (code / "config" / "serve.py").exists()
+        else [str(BIN / "uvicorn")]
+    )
     log = open(ROOT / "var" / log_name, "wb")  # noqa: SIM115
     process = subprocess.Popen(
         [
-            str(BIN / "uvicorn"),
+            *launcher,
             "config.asgi:application",
             *("--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)),
             *("--no-access-log", "--log-level", "warning"),

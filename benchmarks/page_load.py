@@ -62,7 +62,6 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -70,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from api_load import choose
-from common import BIN, ROOT, free_port, percentile, service_platform
+from common import ROOT, free_port, percentile, service_platform, start_uvicorn
 
 DB_NAME = "sergeant_bench_pages"
 REDIS_URL = "redis://127.0.0.1:6379/11"
@@ -95,31 +94,10 @@ def platform(code: Path, workers: int) -> Iterator[str]:
     settings = {"RATE_LIMIT_PER_MINUTE": "1000000", "LOG_LEVEL": "WARNING"}
     with service_platform(DB_NAME, REDIS_URL, code=code, settings=settings) as env:
         port = free_port()
-        log = open(ROOT / "var" / "bench-pages-uvicorn.log", "wb")  # noqa: SIM115
-        server = subprocess.Popen(
-            [
-                str(BIN / "uvicorn"),
-                "config.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--workers",
-                str(workers),
-                "--no-access-log",
-                "--log-level",
-                "warning",
-                "--timeout-graceful-shutdown",
-                "3",
-            ],
-            cwd=code,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        server = start_uvicorn(
+            env, port, log_name="bench-pages-uvicorn.log", workers=workers, code=code
         )
         try:
-            wait_until_serving(f"http://127.0.0.1:{port}")
             yield f"http://127.0.0.1:{port}"
         finally:
             os.killpg(server.pid, signal.SIGTERM)
@@ -127,17 +105,6 @@ def platform(code: Path, workers: int) -> Iterator[str]:
                 server.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 os.killpg(server.pid, signal.SIGKILL)
-
-
-def wait_until_serving(base_url: str) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{base_url}/healthz", timeout=5):
-                return
-        except OSError:  # not listening yet (urllib's errors are OSErrors)
-            time.sleep(0.2)
-    raise RuntimeError("the server did not start")
 
 
 def progress(text: str) -> None:

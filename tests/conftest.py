@@ -23,6 +23,7 @@ from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY, heartbeat_store
 from tests.support import (
     ROOT,
     VENV_BIN,
+    WEB_SERVER,
     celery_worker_command,
     clean_env,
     start_process,
@@ -228,8 +229,7 @@ def serving_api(django_db_blocker: Any, log_name: str, **env: str) -> Iterator[L
     log_path = settings.DATA_DIR / "logs" / log_name
     process = start_process(
         [
-            str(VENV_BIN / "uvicorn"),
-            "config.asgi:application",
+            *WEB_SERVER,
             "--host",
             "127.0.0.1",
             "--port",

@@ -28,7 +28,7 @@ from games.timekeeper import RETRY_SECONDS, MoveTimer
 from tests.api_client import error_of
 from tests.service_games import seated_game
 from tests.support import (
-    VENV_BIN,
+    WEB_SERVER,
     clean_env,
     free_port,
     start_process,
@@ -153,7 +153,7 @@ def server_without_database(tmp_path_factory: pytest.TempPathFactory) -> Iterato
     if settings.REDIS_URL:
         env["REDIS_URL"] = settings.REDIS_URL
     server = start_process(
-        [str(VENV_BIN / "uvicorn"), "config.asgi:application", "--port", str(port)],
+        [*WEB_SERVER, "--port", str(port)],
         env,
         Path(tmp) / "uvicorn.log",
     )

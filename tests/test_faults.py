@@ -41,6 +41,7 @@ from tests.conftest import WorkerInfo, suite_process_env
 from tests.game_helpers import choose_action
 from tests.support import (
     VENV_BIN,
+    WEB_SERVER,
     celery_worker_command,
     free_port,
     start_process,
@@ -126,8 +127,7 @@ class Site:
         log = self._log(f"web{index}")
         process = self.webs[index] = start_process(
             [
-                str(VENV_BIN / "uvicorn"),
-                "config.asgi:application",
+                *WEB_SERVER,
                 "--host",
                 "127.0.0.1",
                 "--port",

@@ -21,7 +21,7 @@ from core.heartbeats import (
 )
 from tests.conftest import WorkerInfo
 from tests.support import (
-    VENV_BIN,
+    WEB_SERVER,
     clean_env,
     free_port,
     start_process,
@@ -163,7 +163,7 @@ def test_it_answers_503_naming_database_broker_and_worker_when_services_are_down
         REDIS_URL=f"redis://127.0.0.1:{closed_port}/0",
     )
     server = start_process(
-        [str(VENV_BIN / "uvicorn"), "config.asgi:application", "--port", str(port)],
+        [*WEB_SERVER, "--port", str(port)],
         env,
         tmp_path / "uvicorn.log",
     )

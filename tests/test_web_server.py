@@ -1,0 +1,96 @@
+"""The web server's workers each listen on a socket of their own (config/serve.py).
+
+uvicorn's workers share one listening socket, and a worker that wakes first accepts every
+connection waiting at that moment: a burst of connections could all land on one worker and
+stay there while the other idled. ``python -m config.serve`` gives each worker its own
+socket of the port (``SO_REUSEPORT``), and the kernel spreads the connections over them.
+Served here as platform/Procfile serves the platform, with ``WEB_CONCURRENCY=2``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.conftest import LiveServer, serving_api
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BURST = 40
+
+
+@pytest.fixture(scope="module")
+def two_workers(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveServer]:
+    with serving_api(django_db_blocker, "uvicorn-two-workers.log", WEB_CONCURRENCY="2") as s:
+        yield s
+
+
+def sockets_of_port(port: int, state: str) -> set[str]:
+    """The server-side sockets on ``port`` in a TCP ``state`` (``0A`` listening, ``01``
+    established), named as /proc/PID/fd links name them."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as lines:
+            for line in list(lines)[1:]:
+                fields = line.split()
+                if fields[3] == state and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    found.add(f"socket:[{fields[9]}]")
+    return found
+
+
+def holders(wanted: set[str]) -> dict[int, set[str]]:
+    """Which processes hold which of the ``wanted`` sockets, by pid."""
+    held: dict[int, set[str]] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            links = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+        except OSError:  # it ended meanwhile, or is not ours to read
+            continue
+        if links & wanted:
+            held[int(pid)] = links & wanted
+    return held
+
+
+def test_it_gives_each_worker_a_listening_socket_of_its_own(two_workers: LiveServer) -> None:
+    port = urlsplit(two_workers.url).port
+    assert port is not None
+    listening = sockets_of_port(port, "0A")
+    by_process = holders(listening)
+
+    assert len(listening) == 2, "one listening socket a worker, not one shared by both"
+    assert len(by_process) == 2
+    assert all(len(held) == 1 for held in by_process.values())
+
+
+def test_it_spreads_a_burst_of_connections_over_the_workers(two_workers: LiveServer) -> None:
+    """BURST connections opened at once, each answered: every worker holds a share (with one
+    shared socket, bursts of 22 all went to one worker in 8 of 30 tries)."""
+    address = urlsplit(two_workers.url)
+    assert address.hostname is not None and address.port is not None
+
+    def connect_and_ask(_: int) -> socket.socket:
+        sock = socket.create_connection((address.hostname, address.port), timeout=20)
+        sock.sendall(b"GET /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert sock.recv(12).startswith(b"HTTP/1.1 ")  # a worker accepted it and answered
+        return sock
+
+    with ThreadPoolExecutor(BURST) as pool:
+        connections = list(pool.map(connect_and_ask, range(BURST)))
+    try:
+        by_process = holders(sockets_of_port(address.port, "01"))
+        shares = Counter({pid: len(held) for pid, held in by_process.items()})
+    finally:
+        for sock in connections:
+            sock.close()
+
+    assert sum(shares.values()) == BURST
+    assert len(shares) == 2, f"every connection on one worker: {shares}"
+    # A fair coin's 40 tosses come out 5-35 or better but for 2 in 10 million.
+    assert min(shares.values()) >= 5, shares
