@@ -14,7 +14,8 @@ the kernel spreads the new connections over them by a hash of their addresses.
 
 How, within uvicorn: its supervisor hands the socket of ``Config.bind_socket`` to every
 worker it starts (and restarts) by pickling it into the new process. The socket bound here
-holds the port, so that a port in use still fails at once, but never listens; pickled, it
+holds the port (after a bind without ``SO_REUSEPORT``, so that a port another server
+listens on fails at once, as with uvicorn) but never listens; pickled, it
 becomes in each worker a new socket bound to the same address, which that worker's server
 then listens on. One worker (the default), a Unix socket or ``--fd``: uvicorn's own way.
 
@@ -25,10 +26,15 @@ its connections: the server's user must not be shared with anything untrusted.
 from __future__ import annotations
 
 import importlib
+import logging
 import socket
+import sys
 from typing import Any
 
 from uvicorn.config import Config
+from uvicorn.server import STARTUP_FAILURE
+
+logger = logging.getLogger("uvicorn.error")
 
 
 def worker_listener(family: int, address: Any) -> socket.socket:
@@ -54,11 +60,28 @@ class WorkerListenersConfig(Config):
     def bind_socket(self) -> socket.socket:
         if self.uds is not None or self.fd is not None or not hasattr(socket, "SO_REUSEPORT"):
             return super().bind_socket()
-        family = socket.AF_INET6 if self.host and ":" in self.host else socket.AF_INET
-        placeholder = PortPlaceholder(family=family)
+        ipv6 = bool(self.host) and ":" in self.host
+        placeholder = PortPlaceholder(family=socket.AF_INET6 if ipv6 else socket.AF_INET)
         placeholder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         placeholder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        placeholder.bind((self.host, self.port))
+        try:
+            # SO_REUSEPORT would let a second server of the same user on this port join the
+            # group and silently take half of its connections: a bind without it comes
+            # first, so that a port in use fails here as it does with uvicorn.
+            with socket.socket(family=placeholder.family) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind((self.host, self.port))
+                address = probe.getsockname()  # port 0: the port the system chose
+            placeholder.bind(address)
+        except OSError as exc:  # as uvicorn's own: the error logged, the start failed
+            logger.error(exc)
+            sys.exit(STARTUP_FAILURE)
+        logger.info(
+            "Uvicorn running on %s://%s:%d (Press CTRL+C to quit), a listening socket a worker",
+            "https" if self.is_ssl else "http",
+            f"[{self.host}]" if ipv6 else self.host,
+            placeholder.getsockname()[1],
+        )
         return placeholder
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +20,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import LiveServer, serving_api
+from tests.conftest import LiveServer, serving_api, suite_process_env
+from tests.support import WEB_SERVER, start_process, stop_process_group, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,6 +31,14 @@ BURST = 40
 @pytest.fixture(scope="module")
 def two_workers(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveServer]:
     with serving_api(django_db_blocker, "uvicorn-two-workers.log", WEB_CONCURRENCY="2") as s:
+        # It answers once one worker does; the other may still be loading the app.
+        port = urlsplit(s.url).port
+        assert port is not None
+        wait_until(
+            lambda: len(sockets_of_port(port, "0A")) >= 2,
+            timeout=60,
+            what="a listening socket for each of the two workers",
+        )
         yield s
 
 
@@ -94,3 +104,25 @@ def test_it_spreads_a_burst_of_connections_over_the_workers(two_workers: LiveSer
     assert len(shares) == 2, f"every connection on one worker: {shares}"
     # A fair coin's 40 tosses come out 5-35 or better but for 2 in 10 million.
     assert min(shares.values()) >= 5, shares
+
+
+def test_it_refuses_a_port_another_server_listens_on(
+    two_workers: LiveServer, django_db_blocker: Any, tmp_path: Any
+) -> None:
+    """SO_REUSEPORT would let a second server of the same user join the port and take half
+    of its connections; like uvicorn, the second server fails to start instead."""
+    port = urlsplit(two_workers.url).port
+    assert port is not None
+    env = {**suite_process_env(django_db_blocker), "WEB_CONCURRENCY": "2"}
+    log = tmp_path / "second.log"
+    second = start_process([*WEB_SERVER, "--port", str(port)], env, log)
+    try:
+        returncode = second.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        returncode = None
+    finally:
+        stop_process_group(second)
+
+    assert returncode == 3, log.read_text()  # uvicorn's STARTUP_FAILURE
+    assert "Address already in use" in log.read_text()
+    assert len(sockets_of_port(port, "0A")) == 2, "the first server's two, no more"
