@@ -14,10 +14,11 @@ the kernel spreads the new connections over them by a hash of their addresses.
 
 How, within uvicorn: its supervisor hands the socket of ``Config.bind_socket`` to every
 worker it starts (and restarts) by pickling it into the new process. The socket bound here
-holds the port (after a bind without ``SO_REUSEPORT``, so that a port another server
-listens on fails at once, as with uvicorn) but never listens; pickled, it
-becomes in each worker a new socket bound to the same address, which that worker's server
-then listens on. One worker (the default), a Unix socket or ``--fd``: uvicorn's own way.
+holds the port but never listens; pickled, it becomes in each worker a new socket bound to
+the same address, which that worker's server then listens on. A port that another server
+serves fails at start, as with uvicorn. One worker (the default), ``--reload``,
+``--limit-max-requests``, a Unix socket, ``--fd`` or a system other than Linux: uvicorn's
+own way (see ``bind_socket`` for why).
 
 ``SO_REUSEPORT`` lets any process of the same user bind the port too and take a share of
 its connections: the server's user must not be shared with anything untrusted.
@@ -37,13 +38,25 @@ from uvicorn.server import STARTUP_FAILURE
 logger = logging.getLogger("uvicorn.error")
 
 
+#: The supervisor's claim on its port, held for the process's life: a module global, so
+#: that pickling the configuration into a worker does not carry it along.
+_port_claims: list[socket.socket] = []
+
+
 def worker_listener(family: int, address: Any) -> socket.socket:
     """A socket of the port's reuse group, bound to ``address``: a worker's own listener
     (its server calls ``listen`` on it), or the supervisor's placeholder."""
     sock = socket.socket(family=family)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    sock.bind(address)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind(address)
+    except OSError as exc:
+        # uvicorn stops on a worker's STARTUP_FAILURE but starts again a worker that exits
+        # otherwise: a port taken meanwhile would be tried twice a second forever.
+        sock.close()
+        logger.error(exc)
+        sys.exit(STARTUP_FAILURE)
     return sock
 
 
@@ -58,20 +71,37 @@ class WorkerListenersConfig(Config):
     """uvicorn's configuration whose multi-process socket gives each worker its own."""
 
     def bind_socket(self) -> socket.socket:
-        if self.uds is not None or self.fd is not None or not hasattr(socket, "SO_REUSEPORT"):
+        if (
+            # Linux spreads a port's connections over its sockets; elsewhere the socket bound
+            # last may get them all.
+            sys.platform != "linux"
+            or self.uds is not None
+            or self.fd is not None
+            # One process at a time: nothing to spread, and while it restarts the shared
+            # socket keeps new connections queued where a socket of its own would refuse them.
+            or self.should_reload
+            # Workers that restart after N requests may all be down at once: the same.
+            or self.limit_max_requests is not None
+        ):
             return super().bind_socket()
         ipv6 = bool(self.host) and ":" in self.host
-        placeholder = PortPlaceholder(family=socket.AF_INET6 if ipv6 else socket.AF_INET)
-        placeholder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        placeholder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        family = socket.AF_INET6 if ipv6 else socket.AF_INET
         try:
             # SO_REUSEPORT would let a second server of the same user on this port join the
-            # group and silently take half of its connections: a bind without it comes
-            # first, so that a port in use fails here as it does with uvicorn.
-            with socket.socket(family=placeholder.family) as probe:
+            # group and silently take half of its connections. A bind without it fails on a
+            # port that any server listens on, as with uvicorn; a claim on the port's name
+            # fails on one that another of these supervisors holds, its workers listening
+            # yet or not (an abstract Unix socket: the kernel frees it with the process).
+            with socket.socket(family=family) as probe:
                 probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 probe.bind((self.host, self.port))
                 address = probe.getsockname()  # port 0: the port the system chose
+            claim = socket.socket(socket.AF_UNIX)
+            _port_claims.append(claim)
+            claim.bind(f"\0sergeant-major web server {self.host}:{address[1]}")
+            placeholder = PortPlaceholder(family=family)
+            placeholder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            placeholder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
             placeholder.bind(address)
         except OSError as exc:  # as uvicorn's own: the error logged, the start failed
             logger.error(exc)
@@ -80,7 +110,7 @@ class WorkerListenersConfig(Config):
             "Uvicorn running on %s://%s:%d (Press CTRL+C to quit), a listening socket a worker",
             "https" if self.is_ssl else "http",
             f"[{self.host}]" if ipv6 else self.host,
-            placeholder.getsockname()[1],
+            address[1],
         )
         return placeholder
 

@@ -30,7 +30,9 @@ BURST = 40
 
 @pytest.fixture(scope="module")
 def two_workers(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveServer]:
-    with serving_api(django_db_blocker, "uvicorn-two-workers.log", WEB_CONCURRENCY="2") as s:
+    # Kept-alive connections closed after 5 s idle would leave the burst's count short.
+    workers = {"WEB_CONCURRENCY": "2", "UVICORN_TIMEOUT_KEEP_ALIVE": "60"}
+    with serving_api(django_db_blocker, "uvicorn-two-workers.log", **workers) as s:
         # It answers once one worker does; the other may still be loading the app.
         port = urlsplit(s.url).port
         assert port is not None
