@@ -96,6 +96,7 @@ import orjson
 import psycopg
 from common import (
     BIN,
+    ESTABLISHED,
     ROOT,
     free_port,
     fresh_database,
@@ -103,6 +104,7 @@ from common import (
     processes_cpu,
     start_uvicorn,
     stop,
+    tcp_sockets,
 )
 
 DB_NAME = "sergeant_bench"
@@ -636,7 +638,7 @@ class CpuMeter:
     def connections_by_worker(self) -> list[int]:
         """How many established TCP connections each worker holds, most first: uvicorn's
         workers share one listening socket, and which one accepts a connection is a race."""
-        established = established_sockets(self.port)
+        established = tcp_sockets(self.port, ESTABLISHED)
         counts = []
         for pid in self.workers():
             held = 0
@@ -654,19 +656,6 @@ class CpuMeter:
         await asyncio.sleep(seconds)
         spent = self.spent(before, self.read())
         return {part: spent[part] * 1000 / seconds for part in self.PARTS}
-
-
-def established_sockets(port: int) -> set[str]:
-    """The server-side sockets of the TCP connections established to ``port`` on this
-    machine (from /proc/net), named as /proc/PID/fd links name them."""
-    found = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with contextlib.suppress(OSError), open(table) as lines:
-            for line in list(lines)[1:]:
-                fields = line.split()
-                if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                    found.add(f"socket:[{fields[9]}]")
-    return found
 
 
 class Server:
@@ -726,7 +715,7 @@ class Server:
         return {
             "after": after,
             "idle_ms_per_s": idle,
-            "connections": len(established_sockets(self.port)),
+            "connections": len(tcp_sockets(self.port, ESTABLISHED)),
             "rss_mb": rss / 1024,
             "database_mb": rows[0] / 2**20,
             "active_backends": rows[1],

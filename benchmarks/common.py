@@ -147,13 +147,35 @@ def start_uvicorn(
         start_new_session=True,
     )
     deadline = time.monotonic() + 60
+    # It answers once one worker does; with a socket a worker, connections opened before the
+    # others listen would all go to the first.
+    listeners = workers if launcher[-1] == "config.serve" and workers > 1 else 1
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/schema/", timeout=5):
-                return process
+                if len(tcp_sockets(port, LISTENING)) >= listeners:
+                    return process
         except OSError:  # not listening yet (urllib's errors are OSErrors)
-            time.sleep(0.2)
+            pass
+        time.sleep(0.2)
     raise RuntimeError("the server did not start")
+
+
+#: States of a TCP socket in /proc/net/tcp.
+ESTABLISHED, LISTENING = "01", "0A"
+
+
+def tcp_sockets(port: int, state: str) -> set[str]:
+    """The server-side sockets of ``port`` on this machine in a TCP ``state`` (from
+    /proc/net), named as /proc/PID/fd links name them."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as lines:
+            for line in list(lines)[1:]:
+                fields = line.split()
+                if fields[3] == state and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    found.add(f"socket:[{fields[9]}]")
+    return found
 
 
 def processes_cpu(include: Callable[[int, int, str], bool]) -> dict[int, float]:
