@@ -125,10 +125,9 @@ def start_uvicorn(
     platform/Procfile starts it (quiet, logging to ``var/<log_name>``); returned once it
     answers. Since docs/decisions/0055 that is ``python -m config.serve``, each worker on a
     listening socket of its own; an older checkout has no such module and ran ``uvicorn``."""
+    socket_a_worker = (code / "config" / "serve.py").exists()
     launcher = (
-        [str(BIN / "python"), "-m", "config.serve"]
-        if (code / "config" / "serve.py").exists()
-        else [str(BIN / "uvicorn")]
+        [str(BIN / "python"), "-m", "config.serve"] if socket_a_worker else [str(BIN / "uvicorn")]
     )
     log = open(ROOT / "var" / log_name, "wb")  # noqa: SIM115
     process = subprocess.Popen(
@@ -149,7 +148,7 @@ def start_uvicorn(
     deadline = time.monotonic() + 60
     # It answers once one worker does; with a socket a worker, connections opened before the
     # others listen would all go to the first.
-    listeners = workers if launcher[-1] == "config.serve" and workers > 1 else 1
+    listeners = workers if socket_a_worker else 1
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/schema/", timeout=5):

@@ -43,13 +43,19 @@ logger = logging.getLogger("uvicorn.error")
 _port_claims: list[socket.socket] = []
 
 
+def reuse_port_socket(family: int, kind: type[socket.socket] = socket.socket) -> socket.socket:
+    """An unbound socket that may join the port's reuse group."""
+    sock = kind(family=family)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    return sock
+
+
 def worker_listener(family: int, address: Any) -> socket.socket:
-    """A socket of the port's reuse group, bound to ``address``: a worker's own listener
-    (its server calls ``listen`` on it), or the supervisor's placeholder."""
-    sock = socket.socket(family=family)
+    """A worker's own socket of the port's reuse group, bound to ``address`` (its server
+    calls ``listen`` on it)."""
+    sock = reuse_port_socket(family)
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind(address)
     except OSError as exc:
         # uvicorn stops on a worker's STARTUP_FAILURE but starts again a worker that exits
@@ -99,9 +105,7 @@ class WorkerListenersConfig(Config):
             claim = socket.socket(socket.AF_UNIX)
             _port_claims.append(claim)
             claim.bind(f"\0sergeant-major web server {self.host}:{address[1]}")
-            placeholder = PortPlaceholder(family=family)
-            placeholder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            placeholder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            placeholder = reuse_port_socket(family, PortPlaceholder)
             placeholder.bind(address)
         except OSError as exc:  # as uvicorn's own: the error logged, the start failed
             logger.error(exc)

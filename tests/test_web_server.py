@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from benchmarks.common import ESTABLISHED, LISTENING, tcp_sockets
 from tests.conftest import LiveServer, serving_api, suite_process_env
 from tests.support import WEB_SERVER, start_process, stop_process_group, wait_until
 
@@ -37,24 +38,11 @@ def two_workers(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveSe
         port = urlsplit(s.url).port
         assert port is not None
         wait_until(
-            lambda: len(sockets_of_port(port, "0A")) >= 2,
+            lambda: len(tcp_sockets(port, LISTENING)) >= 2,
             timeout=60,
             what="a listening socket for each of the two workers",
         )
         yield s
-
-
-def sockets_of_port(port: int, state: str) -> set[str]:
-    """The server-side sockets on ``port`` in a TCP ``state`` (``0A`` listening, ``01``
-    established), named as /proc/PID/fd links name them."""
-    found = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with open(table) as lines:
-            for line in list(lines)[1:]:
-                fields = line.split()
-                if fields[3] == state and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                    found.add(f"socket:[{fields[9]}]")
-    return found
 
 
 def holders(wanted: set[str]) -> dict[int, set[str]]:
@@ -73,7 +61,7 @@ def holders(wanted: set[str]) -> dict[int, set[str]]:
 def test_it_gives_each_worker_a_listening_socket_of_its_own(two_workers: LiveServer) -> None:
     port = urlsplit(two_workers.url).port
     assert port is not None
-    listening = sockets_of_port(port, "0A")
+    listening = tcp_sockets(port, LISTENING)
     by_process = holders(listening)
 
     assert len(listening) == 2, "one listening socket a worker, not one shared by both"
@@ -96,7 +84,7 @@ def test_it_spreads_a_burst_of_connections_over_the_workers(two_workers: LiveSer
     with ThreadPoolExecutor(BURST) as pool:
         connections = list(pool.map(connect_and_ask, range(BURST)))
     try:
-        by_process = holders(sockets_of_port(address.port, "01"))
+        by_process = holders(tcp_sockets(address.port, ESTABLISHED))
         shares = Counter({pid: len(held) for pid, held in by_process.items()})
     finally:
         for sock in connections:
@@ -127,4 +115,4 @@ def test_it_refuses_a_port_another_server_listens_on(
 
     assert returncode == 3, log.read_text()  # uvicorn's STARTUP_FAILURE
     assert "Address already in use" in log.read_text()
-    assert len(sockets_of_port(port, "0A")) == 2, "the first server's two, no more"
+    assert len(tcp_sockets(port, LISTENING)) == 2, "the first server's two, no more"
