@@ -35,6 +35,12 @@ def int_param(request: HttpRequest, name: str, *, default: int, low: int, high: 
     raw = request.GET.get(name)
     if raw is None:
         return default
+    return valid_int(name, raw, low=low, high=high)
+
+
+def valid_int(name: str, raw: str, *, low: int, high: int) -> int:
+    """``raw`` (a query parameter's or a header's text, called ``name``) as an integer in
+    ``low..high``."""
     if not _INTEGER.fullmatch(raw):
         raise _refused(name, f"{name} must be an integer.")
     value = int(raw)
@@ -50,7 +56,8 @@ def choice_param(request: HttpRequest, name: str, choices: Iterable[str]) -> str
         return None
     known = list(choices)
     if raw not in known:
-        raise _refused(name, f"{name} must be {', '.join(known[:-1])} or {known[-1]}.")
+        allowed = f"{', '.join(known[:-1])} or {known[-1]}" if len(known) > 1 else known[0]
+        raise _refused(name, f"{name} must be {allowed}.")
     return raw
 
 

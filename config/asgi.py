@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import django
-from asgiref.sync import ThreadSensitiveContext, iscoroutinefunction
+from asgiref.sync import iscoroutinefunction
 from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
@@ -45,8 +45,7 @@ T = TypeVar("T")
 class RequestThread(concurrent.futures.Executor):
     """A thread that runs one request's sync work at a time, kept for the next request.
 
-    An executor, so that asgiref's ``ThreadSensitiveContext`` can send the async views' sync
-    calls to it, with a cheaper crossing for the loop's own calls (:meth:`run`): a
+    An executor, with a cheaper crossing for the loop's own calls (:meth:`run`): a
     ``ThreadPoolExecutor`` through ``run_in_executor`` cost 60-90 µs of CPU a crossing (its
     concurrent future, its semaphore, the chained asyncio future), a plain queue and
     ``call_soon_threadsafe`` 19-25 (docs/decisions/0053).
@@ -214,9 +213,9 @@ class ApiHandler(Handler):
     and the view, the rendering and the closing (``request_finished``). Django's own
     handler crosses four times, once for each, and a crossing cost about 190 µs of CPU
     (asgiref's ``sync_to_async``, measured on an idle loop) and, under load, a wait for the
-    GIL on each side; this one crosses by :meth:`RequestThread.run`, cheaper still. The async views
-    (long polls, the stream) take Django's own path, in a ``ThreadSensitiveContext`` of the
-    request's executor.
+    GIL on each side; this one crosses by :meth:`RequestThread.run`, cheaper still. The async
+    views (long polls, the streams) take Django's own path and hold no thread while they
+    wait.
 
     Every response carries ``Server-Timing: app;dur=<ms>``, the time from the request
     reaching Django to its response starting (thread hand-offs included): what a client
@@ -231,17 +230,19 @@ class ApiHandler(Handler):
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
-        executor = self._idle_executors.pop() if self._idle_executors else RequestThread()
         send_timed = timed(send)
         sync, match = sync_view_route(scope)
+        if not sync:
+            # A waiting view (a long poll, a stream) holds no thread while it waits: its
+            # database work crosses to a pooled thread (api.asyncviews.in_thread) and
+            # Django's own few sync calls go to asgiref's one shared thread.
+            await super().handle(scope, receive, send_timed)
+            return
+        executor = self._idle_executors.pop() if self._idle_executors else RequestThread()
         # Not if the request was cancelled or failed: its thread may still be at work.
         idle_again = False
         try:
-            if sync:
-                await self.handle_sync(scope, receive, send_timed, match, executor)
-            else:
-                async with ThreadSensitiveContext(executor=executor):
-                    await super().handle(scope, receive, send_timed)
+            await self.handle_sync(scope, receive, send_timed, match, executor)
             idle_again = True
         finally:
             if idle_again and len(self._idle_executors) < MAX_IDLE_REQUEST_THREADS:

@@ -23,6 +23,7 @@ def connect() -> None:
     from bots import receivers as bot_receivers
     from bots.strategies import strong
     from challenges import selectors as challenge_selectors
+    from games import live as game_live
     from games import selectors as game_selectors
     from games import signals
     from ratings import receivers as rating_receivers
@@ -31,6 +32,7 @@ def connect() -> None:
     from tournaments import receivers as tournament_receivers
     from tournaments import selectors as tournament_selectors
     from tournaments import services as tournament_services
+    from web.views.games import table_fragment
 
     # A game ended: rate it, and move its tournament on.
     signals.game_finished.connect(
@@ -71,6 +73,9 @@ def connect() -> None:
     _add(game_selectors.EMBARGOES, tournament_selectors.deals_embargoed)
     # Tournament seeding and rating-range limits read the ratings.
     _add(tournament_services.RATING_SOURCES, rating_selectors.seeding_ratings)
+
+    # A game's live feed renders the page's table once per seat for all that seat's pages.
+    game_live.FRAGMENTS.setdefault("table", table_fragment)
 
     # The house bots' strategies are pure Python (no Django): the setting reaches them here.
     strong.MAX_DEALS = settings.HOUSE_BOT_STRONG_DEALS

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from django.db.models import F, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
@@ -94,7 +94,13 @@ def table(table_id: int) -> Table:
     return get_object_or_404(tables(None), pk=table_id)
 
 
-def viewer_seat(game: Game, viewer: Player | None) -> int | None:
+class Seated(Protocol):
+    """Whatever knows a game's seats: its row, or what a live feed keeps of it."""
+
+    def seat_of(self, player_id: int) -> int | None: ...
+
+
+def viewer_seat(game: Seated, viewer: Player | None) -> int | None:
     """The seat whose private view ``viewer`` gets: its own, if it may play (an API token
     needs the ``play`` scope: an organise-only token sees what a spectator sees); else None.
     Every game view and event list a caller gets is decided here."""
@@ -176,7 +182,7 @@ def your_turn_line(game: Game, engine: Engine, seat: int) -> dict[str, Any]:
     }
 
 
-def _embargo_refusal() -> Conflict:
+def embargo_refusal() -> Conflict:
     return Conflict(
         "deals_embargoed",
         "Other tables are still playing these deals; this game is shown to its own players "
@@ -189,7 +195,7 @@ def game_view_for(game_id: int, viewer: Player | None) -> dict[str, Any]:
     seat = viewer_seat(game, viewer)
     embargoed = deals_embargoed(game)
     if embargoed and seat is None:
-        raise _embargo_refusal()
+        raise embargo_refusal()
     return game_view(game, game.engine(), seat, embargoed=embargoed)
 
 
@@ -227,7 +233,7 @@ def events_after(game_id: int, viewer: Player | None, after: int) -> dict[str, A
     seat = viewer_seat(game, viewer)
     embargoed = deals_embargoed(game)
     if embargoed and seat is None:
-        raise _embargo_refusal()
+        raise embargo_refusal()
     rows = (
         visible_events(game, seat, embargoed=embargoed)
         .filter(seq__gt=after, seq__lte=game.last_seq)
@@ -246,7 +252,7 @@ def game_record(game_id: int) -> dict[str, Any]:
     if game.status != Game.Status.FINISHED:
         raise Conflict("game_in_progress", "The record is published when the game ends.")
     if deals_embargoed(game):
-        raise _embargo_refusal()
+        raise embargo_refusal()
     record = whole_engine(game).record()
     return {
         "game": game.pk,

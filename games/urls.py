@@ -13,6 +13,7 @@ urlpatterns = [
     path("games/<id:game_id>", api.game, name="game"),
     path("games/<id:game_id>/actions", api.game_actions, name="game-actions"),
     path("games/<id:game_id>/events", api.game_events, name="game-events"),
+    path("games/<id:game_id>/live", api.game_live, name="game-live"),
     path("games/<id:game_id>/resign", api.GameResignView.as_view(), name="game-resign"),
     path("games/<id:game_id>/record", api.GameRecordView.as_view(), name="game-record"),
     path("games/<id:game_id>/verify", api.GameVerifyView.as_view(), name="game-verify"),

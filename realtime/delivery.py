@@ -8,6 +8,8 @@
   of its caller (its ``alarm`` channel given to :func:`listening`), it ends when the
   caller's token is revoked.
 * The lines themselves are sent by the player's stream (``realtime.stream``).
+* A topic that pages and spectators watch (a game) offers a ``feeds.Source``; its watchers
+  follow it through :data:`feeds` (``realtime.feeds``: one read per change per process).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from realtime import hub
+from realtime import feeds, hub
 from realtime.hub import (
     Waiter,
     game_channel,
@@ -39,6 +41,7 @@ __all__ = [
     "TokenWatch",
     "Waiter",
     "announce_on_commit",
+    "feeds",
     "game_channel",
     "game_of_channel",
     "hears_changes_elsewhere",

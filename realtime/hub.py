@@ -34,6 +34,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Protocol
 
 from django.conf import settings
 
@@ -54,6 +55,16 @@ MAX_CARRIED_LINES = 64
 
 #: A stream message as a wake-up carries it: (its id, its NDJSON line).
 Line = tuple[int, bytes]
+
+
+class Receiver(Protocol):
+    """What the hub wakes: ``receive`` is called on ``loop`` with the lines carried (none
+    for a plain wake-up)."""
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
+
+    def receive(self, lines: list[Line]) -> None: ...
 
 
 def game_channel(game_id: int) -> str:
@@ -213,7 +224,7 @@ class Hub:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._waiters: dict[str, set[Waiter | _Alarm]] = defaultdict(set)
+        self._waiters: dict[str, set[Receiver]] = defaultdict(set)
         self._listener: threading.Thread | None = None
         # Set once the Redis subscription is confirmed, cleared when the listener fails (redis-py
         # may resubscribe by itself meanwhile). Tests wait on it instead of sleeping.
@@ -222,13 +233,37 @@ class Hub:
     def _wake(self, channels: Iterable[str], lines: Mapping[str, Sequence[Line]]) -> None:
         with self._lock:
             targets = [
-                (waiter, list(lines.get(channel, ())))
+                (channel, waiter, list(lines.get(channel, ())))
                 for channel in channels
                 for waiter in self._waiters.get(channel, ())
             ]
-        for waiter, carried in targets:
-            with contextlib.suppress(RuntimeError):  # that loop has closed meanwhile
+        gone: list[tuple[str, Receiver]] = []
+        for channel, waiter, carried in targets:
+            try:
                 waiter.loop.call_soon_threadsafe(waiter.receive, carried)
+            except RuntimeError:  # that loop has closed meanwhile: nobody is left to wake
+                gone.append((channel, waiter))
+        if gone:
+            self._unregister(gone)
+
+    def _register(self, registrations: Sequence[tuple[str, Receiver]]) -> None:
+        with self._lock:
+            for name, registered in registrations:
+                self._waiters[name].add(registered)
+
+    def _unregister(self, registrations: Sequence[tuple[str, Receiver]]) -> None:
+        with self._lock:
+            for name, registered in registrations:
+                waiters = self._waiters.get(name)
+                if waiters is not None:
+                    waiters.discard(registered)
+                    if not waiters:
+                        self._waiters.pop(name, None)
+
+    def watched_channels(self) -> int:
+        """How many channels have someone waiting on them in this process."""
+        with self._lock:
+            return len(self._waiters)
 
     def notify_local(self, channels: Iterable[str], lines: Mapping[str, Sequence[Line]]) -> None:
         self._wake(channels, lines)
@@ -290,22 +325,25 @@ class Hub:
         wakes us too and raises the waiter's alarm (:meth:`Waiter.take_alarm`)."""
         self._ensure_listener()
         waiter = Waiter(asyncio.get_running_loop())
-        registrations: list[tuple[str, Waiter | _Alarm]] = [(channel, waiter)]
+        registrations: list[tuple[str, Receiver]] = [(channel, waiter)]
         if alarm is not None:
             registrations.append((alarm, _Alarm(waiter)))
-        with self._lock:
-            for name, registered in registrations:
-                self._waiters[name].add(registered)
+        self._register(registrations)
         try:
             yield waiter
         finally:
-            with self._lock:
-                for name, registered in registrations:
-                    waiters = self._waiters.get(name)
-                    if waiters is not None:
-                        waiters.discard(registered)
-                        if not waiters:
-                            self._waiters.pop(name, None)
+            self._unregister(registrations)
+
+    @contextlib.contextmanager
+    def receiving(self, channel: str, receiver: Receiver) -> Iterator[None]:
+        """Have ``receiver.receive(lines)`` called on ``receiver.loop`` for every wake-up on
+        ``channel`` while inside."""
+        self._ensure_listener()
+        self._register([(channel, receiver)])
+        try:
+            yield
+        finally:
+            self._unregister([(channel, receiver)])
 
 
 @dataclass(eq=False)
@@ -371,6 +409,11 @@ def listening(
 ) -> contextlib.AbstractContextManager[Waiter]:
     """``with listening(channel) as waiter: ... await waiter.wait(seconds)``"""
     return _hub.listening(channel, alarm=alarm)
+
+
+def receiving(channel: str, receiver: Receiver) -> contextlib.AbstractContextManager[None]:
+    """``with receiving(channel, receiver): ...``: see :meth:`Hub.receiving`."""
+    return _hub.receiving(channel, receiver)
 
 
 async def wait_subscribed(timeout: float) -> bool:

@@ -209,6 +209,7 @@ def celery_worker(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Work
 class LiveServer:
     url: str
     log_path: Path
+    process: subprocess.Popen[bytes] | None = None
 
 
 @pytest.fixture(scope="session")
@@ -255,7 +256,7 @@ def serving_api(django_db_blocker: Any, log_name: str, **env: str) -> Iterator[L
 
     try:
         wait_until(up, timeout=60, interval=0.1, what="uvicorn to serve")
-        yield LiveServer(url=url, log_path=log_path)
+        yield LiveServer(url=url, log_path=log_path, process=process)
     finally:
         stop_process_group(process)
 

@@ -401,6 +401,12 @@ RATE_LIMIT_PER_MINUTE = env.int("RATE_LIMIT_PER_MINUTE", default=1200)
 # The longest a web process trusts the live tokens it keeps (accounts/token_cache.py) without
 # looking again: the bound on a change no announcement covers (SQL by hand, a lost publish).
 TOKEN_CACHE_SECONDS = env.float("TOKEN_CACHE_SECONDS", default=1.0)
+# A live stream's client that falls this far behind (bytes of frames not yet sent to it:
+# it stopped reading) is dropped, so that it holds nothing of the others (realtime/feeds.py).
+LIVE_MAX_BEHIND_BYTES = env.int("LIVE_MAX_BEHIND_BYTES", default=512 * 1024)
+# A live stream sends a comment when nothing was sent for this long (proxies close idle
+# connections; the contract asks for one at least every 20 s).
+LIVE_KEEPALIVE_SECONDS = env.float("LIVE_KEEPALIVE_SECONDS", default=15.0)
 # Largest API request body; bigger ones get 413 body_too_large.
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=16 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES, 2_621_440)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from core.errors import Conflict
 from games import selectors as games
+from games.models import Game
 from tournaments import selectors as tournaments
 from web.people import signed_in
 from web.table import table_context
@@ -18,6 +20,15 @@ from web.table import table_context
 def _context(request: HttpRequest, game_id: int) -> dict[str, object]:
     view = games.game_view_for(game_id, signed_in(request))
     return table_context(view, tournaments.game_place(game_id))
+
+
+def table_fragment(game: Game, view: dict[str, object]) -> str:
+    """The table alone, made from a seat's (or a spectator's) view: what a game's live feed
+    sends to every page of that audience (games.live.FRAGMENTS). Made without a request, it
+    carries nothing of one viewer (no CSRF token): the page asks for its own table
+    (:func:`table_part`) once the game has ended, for the forms shown then."""
+    context = table_context(view, tournaments.game_place(game.pk))
+    return render_to_string("web/game/table.html", context)
 
 
 def _embargoed(request: HttpRequest, game_id: int) -> HttpResponse:
