@@ -14,7 +14,7 @@ export HOST WEB_PORT
 CI_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/sergeant
 CI_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test venv lint schema suite suite-service suite-embedded services compose-check browser
+.PHONY: run test venv lint schema suite suite-service suite-embedded services compose-check browser proxy
 
 # The SDK (sdk/, its own package) is installed editable beside the platform, which imports it
 # (bots sign webhook pushes with its signature function); it is not named in pyproject.toml's
@@ -44,10 +44,10 @@ run: venv
 ## DATA_DIR, so its own test database, Celery queue and cache keys; its output is printed
 ## when it ends.
 ifeq ($(CI),true)
-test: lint schema services compose-check browser
+test: lint schema services compose-check browser proxy
 	$(MAKE) --no-print-directory -j2 --output-sync=target suite-service suite-embedded
 else
-test: lint schema browser suite
+test: lint schema browser proxy suite
 endif
 
 lint: venv
@@ -85,6 +85,13 @@ browser:
 		$$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
 		$$( [ "$$(id -u)" = 0 ] || echo sudo ) env DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y -qq chromium >/dev/null; }
+
+# nginx, for the test of several web processes behind a proxy (platform/nginx.conf).
+proxy:
+	command -v nginx >/dev/null || { \
+		$$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
+		$$( [ "$$(id -u)" = 0 ] || echo sudo ) env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq nginx >/dev/null; }
 
 ## services: PostgreSQL and Redis on this machine, started when they are down.
 services:

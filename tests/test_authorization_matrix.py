@@ -387,6 +387,7 @@ ROWS: dict[tuple[str, str], Row] = {
     ),
     ("POST", G + "/resign"): Row(game_of_ann("/resign"), "- x 200 200 S 200 403/not_seated -"),
     ("GET", G + "/events"): Row(fixed("/games/{game}/events?wait=1"), PUBLIC),
+    ("GET", G + "/live"): Row(fixed("/games/{game}/live?after=0"), PUBLIC),
     ("GET", G + "/record"): Row(
         fixed("/games/{game}/record"),
         "409/game_in_progress x 409/game_in_progress 409/game_in_progress"
@@ -540,6 +541,15 @@ def call(world: World, method: str, caller: str, prepared: Call) -> tuple[int, A
     with world.http.stream(method, url, headers=headers, content=content) as response:
         if response.headers.get("content-type", "").startswith("application/x-ndjson"):
             return response.status_code, None  # an open stream: its status is the answer
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            # A live stream: its first message (the game so far) is what the caller reads.
+            text = ""
+            for chunk in response.iter_text():
+                text += chunk
+                if "\n\n" in text:
+                    break
+            data = next(line for line in text.split("\n") if line.startswith("data: "))
+            return response.status_code, json.loads(data.removeprefix("data: "))
         response.read()
     content_type = response.headers.get("content-type", "")
     check_response(method, response.url.path, response.status_code, content_type, response.content)

@@ -26,6 +26,7 @@ from tests.browser import (
     visible_cards,
     wait_for_change,
 )
+from tests.cuttable_proxy import CuttableProxy
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -79,6 +80,8 @@ def test_it_lets_a_new_person_play_a_whole_game_against_house_bots_while_a_spect
     site: str, context: BrowserContext
 ) -> None:
     page = new_page(context)
+    requested: dict[str, list[str]] = {"player": [], "spectator": []}
+    page.on("request", lambda request: requested["player"].append(request.url))
     sign_up(page, site, "ann")
     screenshots(page, "home-logged-in")
     page.goto(f"{site}/lobby")
@@ -87,8 +90,11 @@ def test_it_lets_a_new_person_play_a_whole_game_against_house_bots_while_a_spect
     assert table(page)["your-seat"] == "0"
     assert table(page)["status"] == "playing"
 
+    # The spectator's browser has no EventSource: its page follows by the long poll.
     spectator_context = context.browser.new_context()  # type: ignore[union-attr]
+    spectator_context.add_init_script("delete window.EventSource")
     spectator = new_page(spectator_context)
+    spectator.on("request", lambda request: requested["spectator"].append(request.url))
     spectator.goto(f"{site}/games/{game_id}")
     assert table(spectator)["your-seat"] is None
     assert page.locator("#sound-toggle").get_attribute("aria-pressed") == "false"
@@ -118,6 +124,9 @@ def test_it_lets_a_new_person_play_a_whole_game_against_house_bots_while_a_spect
     assert table(spectator)["status"] == "finished"
     assert_nothing_hidden_was_shown(played, record)
     assert page.errors == [] and spectator.errors == []  # type: ignore[attr-defined]
+    assert any(f"/games/{game_id}/live" in url for url in requested["player"])
+    assert not any("/live" in url for url in requested["spectator"])
+    assert any(f"/games/{game_id}/events" in url for url in requested["spectator"])
     spectator_context.close()
 
     # The game is in the player's match history, and leads back to its page.
@@ -162,23 +171,29 @@ def test_it_plays_an_exchange_through_the_page_in_a_four_handed_game(
     sign_up(page, site, "bea")
     bots = ["house:heuristic", "house:random", "house:heuristic"]
     game_id = create_table(page, site, preset="four-handed", bots=bots, max_hands="3")
+    # The spectator follows the push channel through a network that the test cuts.
+    network = CuttableProxy(int(site.rsplit(":", 1)[1]))
     spectator_context = context.browser.new_context()  # type: ignore[union-attr]
     spectator = new_page(spectator_context)
-    spectator.goto(f"{site}/games/{game_id}")
+    spectator.goto(f"{network.url}/games/{game_id}")
     versions_while_offline = []
+    said_while_offline = []
 
     def drop_the_spectators_connection(clicks: int) -> None:
         if clicks == 3:
-            spectator_context.set_offline(True)
+            network.cut()
         elif 3 < clicks < 8:
             versions_while_offline.append(table(spectator)["version"])
+            said_while_offline.append(spectator.locator("#connection").inner_text())
         elif clicks == 8:
-            spectator_context.set_offline(False)
+            network.restore()
 
     played = play_to_end(page, {"spectator": spectator}, on_click=drop_the_spectators_connection)
+    network.close()
 
-    # Offline, the spectator's page stood still and said so; back online it caught up.
+    # Cut off, the spectator's page stood still and said so; reconnected, it caught up.
     assert len(set(versions_while_offline)) == 1
+    assert "Connection lost" in said_while_offline[-1]
     spectator.locator('[data-testid="result"]').wait_for()
     assert table(spectator)["version"] == table(page)["version"]
     record = record_of(site, game_id)
@@ -268,14 +283,15 @@ def test_it_explains_a_refused_move_from_a_stale_tab_and_catches_up(
     signed_in = context.storage_state()
     other_context = context.browser.new_context(storage_state=signed_in)  # type: ignore[union-attr]
     stale = new_page(other_context)
-    stale.goto(page.url)
+    network = CuttableProxy(int(site.rsplit(":", 1)[1]))
+    stale.goto(page.url.replace(site, network.url))
     stale.locator(legal).first.wait_for()
-    other_context.set_offline(True)
+    network.cut()
 
     version = table(page)["version"]
     page.locator(legal).first.click()
     wait_for_change(page, version)
-    other_context.set_offline(False)
+    network.restore()
     stale.locator(legal).first.click()  # sent with the version the stale tab shows
 
     error = stale.locator(".action-error")
@@ -284,3 +300,4 @@ def test_it_explains_a_refused_move_from_a_stale_tab_and_catches_up(
     assert int(str(table(stale)["version"])) > int(str(version))
     assert stale.errors == []  # type: ignore[attr-defined]
     other_context.close()
+    network.close()

@@ -1,11 +1,16 @@
 // The live table (docs/web.md). The server renders the table for the viewer; this module
 // keeps it current and sends the viewer's actions:
-// - it long-polls the API's events of the game (GET /api/v1/games/{id}/events?wait=) and,
-//   when the game has moved on, puts the server's freshly rendered table in place of the
-//   one shown (GET /games/{id}/table), so every card comes from the viewer's own view;
+// - it follows the game's push channel (GET /api/v1/games/{id}/live?fragment=table, Server-Sent
+//   Events): each change brings the table freshly rendered for the viewer's seat (or for
+//   spectators), which is put in place of the one shown. EventSource reconnects by itself
+//   and sends the last message's id, so a dropped connection catches up without a reload;
+// - where EventSource is missing, or the channel never opens (a proxy that breaks streams),
+//   it long-polls the API's events of the game (GET /api/v1/games/{id}/events?wait=) and,
+//   when the game has moved on, asks for the table (GET /games/{id}/table);
+// - once the game has ended it asks for the table once more (the forms shown after the end
+//   belong to the viewer's own request);
 // - a click on an action's button posts it to the API (POST /api/v1/games/{id}/actions,
-//   with the session cookie and the CSRF token: no API key in the page);
-// - a dropped connection is retried with a growing pause, then the table is reloaded.
+//   with the session cookie and the CSRF token: no API key in the page).
 
 const POLL_SECONDS = 25;
 const csrfToken = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
@@ -31,26 +36,29 @@ function say(text) {
 
 // --- Keeping the table current --------------------------------------------------------------
 
+function showTable(html) {
+  // An older table, or the state already shown: keep ours (and the cards the viewer has
+  // picked for a discard or a give so far).
+  const before = table();
+  const next = new DOMParser().parseFromString(html, "text/html").querySelector("main[data-game-id]");
+  if (!next) throw new Error("no table in the answer");
+  const same = next.dataset.version === before.dataset.version && next.dataset.status === before.dataset.status;
+  if (Number(next.dataset.version) < shownVersion() || same) return;
+  const wasYourTurn = before.querySelector(".your-turn") !== null;
+  const focused = document.activeElement?.dataset?.card;
+  before.replaceWith(document.adoptNode(next));
+  startClock();
+  if (focused) table().querySelector(`.hand button[data-card="${focused}"]:not([disabled])`)?.focus();
+  if (!wasYourTurn && table().querySelector(".your-turn")) chime();
+}
+
 async function refresh() {
   // One refresh at a time; a second request for one while it runs waits for it.
   if (refreshing) return refreshing;
   refreshing = (async () => {
-    const before = table();
-    const wasYourTurn = before.querySelector(".your-turn") !== null;
     const response = await fetch(`/games/${gameId}/table`, { credentials: "same-origin", cache: "no-store" });
     if (!response.ok) throw new Error(`table ${response.status}`);
-    const html = await response.text();
-    const next = new DOMParser().parseFromString(html, "text/html").querySelector("main[data-game-id]");
-    if (!next) throw new Error("no table in the answer");
-    // An older answer, or the state already shown: keep ours (and the cards the viewer has
-    // picked for a discard or a give so far).
-    const same = next.dataset.version === before.dataset.version && next.dataset.status === before.dataset.status;
-    if (Number(next.dataset.version) < shownVersion() || same) return;
-    const focused = document.activeElement?.dataset?.card;
-    before.replaceWith(document.adoptNode(next));
-    startClock();
-    if (focused) table().querySelector(`.hand button[data-card="${focused}"]:not([disabled])`)?.focus();
-    if (!wasYourTurn && table().querySelector(".your-turn")) chime();
+    showTable(await response.text());
   })();
   try {
     await refreshing;
@@ -66,7 +74,7 @@ async function events(after, wait) {
   return response.json();
 }
 
-async function follow() {
+async function followByPolling() {
   let pause = 1000;
   for (;;) {
     try {
@@ -92,6 +100,46 @@ async function follow() {
       lastSeq = null; // start again from where the game is then
     }
   }
+}
+
+function followLive() {
+  // Only the game's state from now on: the table shown is the page's own.
+  const source = new EventSource(`/api/v1/games/${gameId}/live?fragment=table&after=${2 ** 31 - 1}`);
+  let opened = false;
+  let lost = false;
+  source.addEventListener("open", () => {
+    opened = true;
+    if (lost) say("Connected again.");
+    lost = false;
+  });
+  source.addEventListener("change", (message) => {
+    const data = JSON.parse(message.data);
+    if (data.html) showTable(data.html);
+    if (data.status === "finished") {
+      source.close();
+      say("");
+      refresh().catch(() => {});
+    }
+  });
+  source.addEventListener("error", () => {
+    if (source.readyState === EventSource.CLOSED) {
+      // Refused (or told the game has ended): poll instead, which sorts out which.
+      source.close();
+      if (table().dataset.status !== "finished") followByPolling();
+    } else if (!opened) {
+      source.close(); // it never opened: something on the way breaks streams
+      followByPolling();
+    } else {
+      lost = true;
+      say("Connection lost; trying again…"); // EventSource reconnects by itself
+    }
+  });
+}
+
+function follow() {
+  if (table().dataset.status === "finished") return;
+  if ("EventSource" in window) followLive();
+  else followByPolling();
 }
 
 // --- The move clock ---------------------------------------------------------------------------
