@@ -88,8 +88,9 @@ class GameState:
         """The live stream's message of what ``audience`` may see after ``after``."""
         seat, fragment = audience
         data = b"{" + self._head(self.visible(seat, after))
-        if fragment is not None:
-            data += b',"html":' + self.fragments[audience]
+        html = self.fragments.get(audience) if fragment is not None else None
+        if html is not None:
+            data += b',"html":' + html
         return feeds.sse_frame(self.last_seq, "change", data + b"}")
 
     def events_body(self, seat: int | None, after: int) -> bytes:
@@ -169,7 +170,15 @@ class GameSource:
         return dict(Game.objects.filter(pk__in=keys).values_list("pk", "version"))
 
     def covers(self, state: GameState, audience: Any) -> bool:
-        return audience[1] is None or audience in state.fragments
+        """Whether ``state`` holds what ``audience``'s frames carry: its fragment, unless it
+        has none to get (none asked for, none registered, or the game not shown to it)."""
+        seat, name = audience
+        return (
+            name is None
+            or audience in state.fragments
+            or name not in FRAGMENTS
+            or not allowed(state, seat)
+        )
 
     def catch_up(self, state: GameState, audience: Any, after: int | None) -> bytes:
         return state.frame(audience, after or 0)
