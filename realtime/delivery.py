@@ -8,8 +8,10 @@
   of its caller (its ``alarm`` channel given to :func:`listening`), it ends when the
   caller's token is revoked.
 * The lines themselves are sent by the player's stream (``realtime.stream``).
-* A topic that pages and spectators watch (a game) offers a ``feeds.Source``; its watchers
-  follow it through :data:`feeds` (``realtime.feeds``: one read per change per process).
+* A topic that pages and spectators watch (a game, a tournament) offers a
+  ``feeds.Source``; its watchers follow it through :data:`feeds` (``realtime.feeds``: one
+  read per change per process). A change of such a topic wakes its channel after commit
+  (:func:`wake_on_commit`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from realtime.hub import (
     hears_changes_elsewhere,
     on_changes_elsewhere,
     player_channel,
+    tournament_channel,
 )
 from realtime.models import PlayerMessage
 from realtime.revocation import TokenWatch
@@ -51,6 +54,8 @@ __all__ = [
     "player_channel",
     "purge_expired_messages",
     "send",
+    "tournament_channel",
+    "wake_on_commit",
 ]
 
 #: Stream messages only serve streams that are connected now (a new stream starts from the
@@ -94,6 +99,13 @@ def announce_on_commit(
         line = stream_line(sent.type, sent.payload)
         lines.setdefault(player_channel(sent.player_id), []).append((sent.pk, line))
     transaction.on_commit(lambda: hub.publish_soon(channels, lines))
+
+
+def wake_on_commit(channels: Iterable[str]) -> None:
+    """A plain wake-up of ``channels`` once the surrounding transaction commits (at once
+    outside one): their watchers look again."""
+    woken = list(dict.fromkeys(channels))
+    transaction.on_commit(lambda: hub.publish_soon(woken))
 
 
 def listening(
