@@ -177,6 +177,7 @@ def tournament_summary(tournament: Tournament) -> dict[str, Any]:
         "started_at": iso(tournament.started_at),
         "finished_at": iso(tournament.finished_at),
         "entrant_count": count if count is not None else tournament.entrants.count(),
+        "version": tournament.version,
     }
 
 
