@@ -19,4 +19,4 @@ def on_game_finished(*, event: GameFinished, **_: Any) -> None:
     found = services.tournaments_with_game(event.game_id)
     for tournament_id in found:
         transaction.on_commit(partial(advance_tournament.delay, tournament_id))
-    services.table_game_over(found)
+    services.mark_changed(found)

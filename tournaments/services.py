@@ -769,12 +769,12 @@ def tournaments_with_game(game_id: int) -> list[int]:
     )
 
 
-def table_game_over(tournament_ids: Sequence[int]) -> None:
-    """A game of these tournaments' rounds ended (called once its end is committed): their
-    pages show the table's game over, so their versions move on and their watchers are
-    woken. One statement, outside the game's transaction: a game's end never waits for a
-    tournament's lock while holding its own row's (an organiser's adjudication takes them
-    the other way round)."""
+def mark_changed(tournament_ids: Sequence[int]) -> None:
+    """These tournaments changed outside their services (a game of their rounds ended, and
+    their pages show the table's game over; an edit in the admin): their versions move on
+    and their watchers are woken once the change commits. One statement, for a game's end
+    called after its commit: it never holds the game's row while it waits for a
+    tournament's (an organiser's adjudication takes them the other way round)."""
     if not tournament_ids:
         return
     Tournament.objects.filter(pk__in=list(tournament_ids)).update(version=F("version") + 1)
