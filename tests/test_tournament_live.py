@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from tests.api_client import Client, error_of
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, serving_api
 from tests.game_helpers import play_to_the_end, three_players
-from tests.live_client import Message, tournament_reader
+from tests.live_client import LiveReader, Message, tournament_reader
 from tournaments import selectors, services
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -174,6 +174,26 @@ def test_it_refuses_what_it_cannot_follow(api_server: LiveServer) -> None:
     )
     error_of(response, 400, "invalid")
     error_of(client.post(f"/tournaments/{tournament_id}/live"), 405, "method_not_allowed")
+
+
+def test_it_keeps_an_idle_stream_open_with_comments(django_db_blocker: Any) -> None:
+    """The tournament's stream and the home page's list alike."""
+    with serving_api(django_db_blocker, "tlive-idle.log", LIVE_KEEPALIVE_SECONDS="0.5") as server:
+        organiser = three_players(server.url, "tliveidle")[0]
+        tournament_id = organiser.ok(
+            "POST", "/tournaments", 201, json={"name": "Quiet", "format": "swiss"}
+        )["id"]
+        readers = [
+            tournament_reader(server.url, tournament_id),
+            LiveReader(server.url, 0, path="/games/live"),
+        ]
+        deadline = time.monotonic() + 10
+        while min(r.comments for r in readers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for reader in readers:
+            assert reader.comments >= 2 and reader.ended_at is None, reader.summary()
+            assert len(reader.messages) == 1
+            reader.stop()
 
 
 def test_it_names_what_changed() -> None:
