@@ -47,6 +47,11 @@ class Player(AbstractUser):
         return self.username.startswith(HOUSE_BOT_PREFIX)
 
     @property
+    def api_token_id(self) -> int | None:
+        """The token this instance was reached with (None: not through a token)."""
+        return self.credentials.token_id if self.credentials is not None else None
+
+    @property
     def may_play(self) -> bool:
         """Whether this caller may play: act in its games and see its seats' private data
         (hands, legal actions, turns). A token needs the ``play`` scope for it."""

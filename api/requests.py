@@ -49,6 +49,18 @@ def valid_int(name: str, raw: str, *, low: int, high: int) -> int:
     return value
 
 
+def resume_point(request: HttpRequest, *, high: int) -> int | None:
+    """Where a live stream resumes: after the ``Last-Event-ID`` header (which EventSource
+    sends when it reconnects), else after the ``after`` query parameter; None with neither
+    (a new watcher, sent everything)."""
+    last_event_id = request.headers.get("Last-Event-ID")
+    if last_event_id is not None:
+        return valid_int("Last-Event-ID", last_event_id, low=0, high=high)
+    if "after" in request.GET:
+        return int_param(request, "after", default=0, low=0, high=high)
+    return None
+
+
 def choice_param(request: HttpRequest, name: str, choices: Iterable[str]) -> str | None:
     """The query parameter ``name``, one of ``choices`` (None when absent)."""
     raw = request.GET.get(name)

@@ -23,16 +23,19 @@ def connect() -> None:
     from bots import receivers as bot_receivers
     from bots.strategies import strong
     from challenges import selectors as challenge_selectors
+    from games import in_play, signals
     from games import live as game_live
     from games import selectors as game_selectors
-    from games import signals
     from ratings import receivers as rating_receivers
     from ratings import selectors as rating_selectors
     from realtime import hub, revocation, stream
+    from tournaments import live as tournament_live
     from tournaments import receivers as tournament_receivers
     from tournaments import selectors as tournament_selectors
     from tournaments import services as tournament_services
     from web.views.games import table_fragment
+    from web.views.home import in_play_fragment
+    from web.views.tournaments import live_fragment
 
     # A game ended: rate it, and move its tournament on.
     signals.game_finished.connect(
@@ -76,6 +79,10 @@ def connect() -> None:
 
     # A game's live feed renders the page's table once per seat for all that seat's pages.
     game_live.FRAGMENTS.setdefault("table", table_fragment)
+    # A tournament's live feed renders the page's live part once for all its pages.
+    tournament_live.FRAGMENTS.setdefault("live", live_fragment)
+    # The home pages' list of the games being played is rendered once for all of them.
+    in_play.FRAGMENTS.setdefault(in_play.FRAGMENT, in_play_fragment)
 
     # The house bots' strategies are pure Python (no Django): the setting reaches them here.
     strong.MAX_DEALS = settings.HOUSE_BOT_STRONG_DEALS

@@ -22,7 +22,7 @@ from api.asyncviews import in_thread
 from api.errors import error_response, method_not_allowed
 from api.lean import Call, lean_view
 from api.pagination import paginate, paginated
-from api.requests import choice_param, int_param, no_body, valid, valid_int
+from api.requests import choice_param, int_param, no_body, resume_point, valid
 from api.schema import ERROR
 from api.strict import INT32_MAX
 from core.errors import DomainError, Invalid
@@ -489,12 +489,7 @@ class GameLiveDoc(APIView):
 def _live_caller(request: HttpRequest) -> tuple[Player | None, int | None, str | None]:
     """(viewer, after, fragment) of a request to the live stream, in one crossing."""
     viewer = authenticate_and_limit(request)
-    after: int | None = None
-    last_event_id = request.headers.get("Last-Event-ID")
-    if last_event_id is not None:
-        after = valid_int("Last-Event-ID", last_event_id, low=0, high=INT32_MAX)
-    elif "after" in request.GET:
-        after = int_param(request, "after", default=0, low=0, high=INT32_MAX)
+    after = resume_point(request, high=INT32_MAX)
     return viewer, after, choice_param(request, "fragment", LIVE_FRAGMENTS)
 
 

@@ -77,6 +77,8 @@ class Change:
     woken: set[int]
     turns: list[TurnStarted] = field(default_factory=list)
     finished: GameFinished | None = None
+    #: The deal that starts the game (the list of the games in play changes, as at the end).
+    started: bool = False
 
 
 def deadline(move_seconds: int, engine: Engine) -> Any:
@@ -158,8 +160,10 @@ def announce_on_commit(change: Change, *, house_turns: bool = True) -> None:
     if turns or change.finished is not None:
         finished = change.finished
         transaction.on_commit(lambda: _send(turns, finished))
+    # A game that starts or ends changes the list of the games being played (games.in_play).
+    lobby = [delivery.lobby_channel()] if change.started or change.finished is not None else []
     delivery.announce_on_commit(
-        game_id=change.game.pk, player_ids=change.woken, messages=change.messages
+        game_id=change.game.pk, player_ids=change.woken, messages=change.messages, also=lobby
     )
 
 

@@ -204,8 +204,7 @@ def _audience(viewer: Player | None, fragment: str | None) -> Callable[[GameStat
 
 
 def _token_of(viewer: Player | None) -> int | None:
-    credentials = viewer.credentials if viewer is not None else None
-    return credentials.token_id if credentials is not None else None
+    return viewer.api_token_id if viewer is not None else None
 
 
 async def follow(

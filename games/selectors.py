@@ -284,10 +284,19 @@ def game_summary(game: Game) -> dict[str, Any]:
     }
 
 
+def _in_play() -> QuerySet[Game]:
+    return Game.objects.filter(status=Game.Status.PLAYING).order_by("-started_at", "-pk")
+
+
 def games_in_play(limit: int) -> list[dict[str, Any]]:
     """The games being played now, newest first."""
-    rows = Game.objects.filter(status=Game.Status.PLAYING).defer("state")
-    return [game_summary(game) for game in rows.order_by("-started_at", "-pk")[:limit]]
+    return [game_summary(game) for game in _in_play().defer("state")[:limit]]
+
+
+def in_play_marks(limit: int) -> list[tuple[int, int]]:
+    """(id, hand number) of each of :func:`games_in_play`, in one small query: what its
+    list shows that changes (a game started or ended, a new hand)."""
+    return list(_in_play().values_list("pk", "hand_number")[:limit])
 
 
 def games_waiting_on(player: Player) -> list[dict[str, Any]]:

@@ -311,6 +311,7 @@ def start_game(table: Table, seats: list[TableSeat]) -> Game:
     write_change(game, ["last_seq"], rows)
     opened = changes.Change(game, game.version, ["last_seq"], rows, messages, set(players.values()))
     opened.turns = changes.turns_of(game, engine)
+    opened.started = True
     changes.announce_on_commit(opened)
     return game
 

@@ -8,8 +8,10 @@
   of its caller (its ``alarm`` channel given to :func:`listening`), it ends when the
   caller's token is revoked.
 * The lines themselves are sent by the player's stream (``realtime.stream``).
-* A topic that pages and spectators watch (a game) offers a ``feeds.Source``; its watchers
-  follow it through :data:`feeds` (``realtime.feeds``: one read per change per process).
+* A topic that pages and spectators watch (a game, a tournament, the games in play) offers a
+  ``feeds.Source``; its watchers follow it through :data:`feeds` (``realtime.feeds``: one
+  read per change per process). A change of such a topic wakes its channel after commit
+  (:func:`wake_on_commit`, or ``also`` of :func:`announce_on_commit`).
 """
 
 from __future__ import annotations
@@ -28,8 +30,10 @@ from realtime.hub import (
     game_channel,
     game_of_channel,
     hears_changes_elsewhere,
+    lobby_channel,
     on_changes_elsewhere,
     player_channel,
+    tournament_channel,
 )
 from realtime.models import PlayerMessage
 from realtime.revocation import TokenWatch
@@ -46,11 +50,14 @@ __all__ = [
     "game_of_channel",
     "hears_changes_elsewhere",
     "listening",
+    "lobby_channel",
     "message",
     "on_changes_elsewhere",
     "player_channel",
     "purge_expired_messages",
     "send",
+    "tournament_channel",
+    "wake_on_commit",
 ]
 
 #: Stream messages only serve streams that are connected now (a new stream starts from the
@@ -78,15 +85,18 @@ def announce_on_commit(
     player_ids: Iterable[int],
     game_id: int | None = None,
     messages: Sequence[PlayerMessage] = (),
+    also: Iterable[str] = (),
 ) -> None:
     """Wake these players' streams (and the game's long polls) once the change commits.
 
     ``messages``, when given, must be every stream message the change wrote for those
     players, saved (so with ids): their lines ride with the wake-ups, and a stream sends
-    them without a look at the database. A player who got none is told to look."""
+    them without a look at the database. A player who got none is told to look. ``also``:
+    more channels the change touched (the lobby's, say), woken in the same message."""
     channels = [player_channel(p) for p in dict.fromkeys(player_ids)]
     if game_id is not None:
         channels.insert(0, game_channel(game_id))
+    channels.extend(also)
     lines: dict[str, list[hub.Line]] = {}
     if any(m.pk is None for m in messages):  # a database that gives new rows no ids
         messages = ()
@@ -94,6 +104,13 @@ def announce_on_commit(
         line = stream_line(sent.type, sent.payload)
         lines.setdefault(player_channel(sent.player_id), []).append((sent.pk, line))
     transaction.on_commit(lambda: hub.publish_soon(channels, lines))
+
+
+def wake_on_commit(channels: Iterable[str]) -> None:
+    """A plain wake-up of ``channels`` once the surrounding transaction commits (at once
+    outside one): their watchers look again."""
+    woken = list(dict.fromkeys(channels))
+    transaction.on_commit(lambda: hub.publish_soon(woken))
 
 
 def listening(

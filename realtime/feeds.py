@@ -101,7 +101,10 @@ class Source(Protocol[S]):
 
     def covers(self, state: S, audience: Audience) -> bool: ...
 
-    def catch_up(self, state: S, audience: Audience, after: int | None) -> bytes: ...
+    def catch_up(self, state: S, audience: Audience, after: int | None) -> bytes | None:
+        """The frame of what ``audience`` missed after ``after`` (None: a new watcher), or
+        None when it missed nothing."""
+        ...
 
 
 def sse_frame(event_id: int, event: str, data: bytes) -> bytes:

@@ -75,6 +75,17 @@ def player_channel(player_id: int) -> str:
     return f"{CHANNEL_PREFIX}player:{player_id}"
 
 
+def tournament_channel(tournament_id: int) -> str:
+    """Woken when a tournament changes in a way its page shows (entrants, rounds, a table's
+    game over, standings, its status)."""
+    return f"{CHANNEL_PREFIX}tournament:{tournament_id}"
+
+
+def lobby_channel() -> str:
+    """Woken when a game starts or ends: the list of the games being played changed."""
+    return f"{CHANNEL_PREFIX}lobby"
+
+
 def token_channel(token_id: int) -> str:
     """Woken when the API token ``token_id`` is revoked: its waiting clients must end."""
     return f"{CHANNEL_PREFIX}token:{token_id}"

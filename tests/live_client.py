@@ -1,4 +1,5 @@
-"""A Server-Sent Events reader for the tests of the live streams (``/games/{id}/live``)."""
+"""A Server-Sent Events reader for the tests of the live streams (``/games/{id}/live``,
+``/tournaments/{id}/live``, the home page's ``/games/live``)."""
 
 from __future__ import annotations
 
@@ -40,13 +41,15 @@ def parse_messages(text: str, at: float) -> tuple[list[Message], int]:
 
 @dataclass
 class LiveReader:
-    """Reads a game's live stream in a thread: each message with the time it came."""
+    """Reads a game's live stream (or the one at ``path``) in a thread: each message with
+    the time it came."""
 
     base_url: str
     game_id: int
     token: str | None = None
     last_event_id: int | None = None
     query: str = ""
+    path: str | None = None
     messages: list[Message] = field(default_factory=list)
     comments: int = 0
     status: int | None = None
@@ -64,7 +67,8 @@ class LiveReader:
             headers["Authorization"] = f"Token {self.token}"
         if self.last_event_id is not None:
             headers["Last-Event-ID"] = str(self.last_event_id)
-        url = f"{self.base_url}/api/v1/games/{self.game_id}/live{self.query}"
+        path = self.path or f"/api/v1/games/{self.game_id}/live"
+        url = f"{self.base_url}{path}{self.query}"
         try:
             with httpx.stream("GET", url, headers=headers, timeout=60) as response:
                 self.status = response.status_code
@@ -112,6 +116,13 @@ class LiveReader:
     def summary(self) -> str:
         return (
             f"status {self.status}, {len(self.messages)} messages "
-            f"(last_seq {[m.data['last_seq'] for m in self.messages][-5:]}), "
+            f"(ids {[m.id for m in self.messages][-5:]}), "
             f"ended {self.ended_at is not None}, error {self.error!r}"
         )
+
+
+def tournament_reader(base_url: str, tournament_id: int, **kwargs: Any) -> LiveReader:
+    """A reader of the tournament's live stream."""
+    return LiveReader(
+        base_url, tournament_id, path=f"/api/v1/tournaments/{tournament_id}/live", **kwargs
+    )

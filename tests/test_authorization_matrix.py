@@ -479,6 +479,7 @@ ROWS: dict[tuple[str, str], Row] = {
         "- x 409/not_enough_entrants S 409/not_enough_entrants S 403/not_organiser -",
     ),
     ("GET", T + "/standings"): Row(fixed("/tournaments/{tournament}/standings"), PUBLIC),
+    ("GET", T + "/live"): Row(fixed("/tournaments/{tournament}/live"), PUBLIC),
     ("GET", T + "/rounds/{number}"): Row(fixed("/tournaments/{tournament}/rounds/1"), PUBLIC),
     ("GET", T + "/rounds/{number}/tables/{table}"): Row(
         fixed("/tournaments/{tournament}/rounds/1/tables/1"), PUBLIC
@@ -508,6 +509,8 @@ ROWS: dict[tuple[str, str], Row] = {
         "- x 200 200 S 403/not_challenger 403/not_challenger -",
     ),
 }
+#: The content type of the answer that stays open without a first message (the stream).
+STREAMS = ("application/x-ndjson",)
 #: Not an API operation: health answers the same whoever asks (it reads no token).
 HEALTH = ("GET", "/healthz")
 
@@ -539,7 +542,7 @@ def call(world: World, method: str, caller: str, prepared: Call) -> tuple[int, A
         headers["Content-Type"] = "application/json"
     content = json.dumps(prepared.body).encode() if prepared.body is not None else None
     with world.http.stream(method, url, headers=headers, content=content) as response:
-        if response.headers.get("content-type", "").startswith("application/x-ndjson"):
+        if response.headers.get("content-type", "").startswith(STREAMS):
             return response.status_code, None  # an open stream: its status is the answer
         if response.headers.get("content-type", "").startswith("text/event-stream"):
             # A live stream: its first message (the game so far) is what the caller reads.

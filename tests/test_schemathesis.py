@@ -5,8 +5,10 @@ caller: none, a person's token (``play`` and ``organise``), a ``play``-only and 
 Every check Schemathesis has runs on every answer (server errors, status codes, content
 types, headers, bodies against the documented shapes, rejection of invalid input, acceptance
 of valid input, authentication that is declared but not enforced, methods not allowed...),
-on positive and negative examples of every operation. The stream (``GET /stream``) never
-ends, so it is left out of the fuzzing only; its tests are tests/test_realtime*.py.
+on positive and negative examples of every operation. The stream (``GET /stream``) and the
+live streams (``GET .../live``) do not end while their topic goes on, so they are left out
+of the fuzzing only; their tests are tests/test_realtime*.py, tests/test_live_stream.py and
+tests/test_tournament_live.py.
 
 Generation is derandomized (the same examples every run) and bounded per operation, so the
 whole matrix takes a few minutes. A failure names the operation, the check and the request
@@ -32,6 +34,9 @@ from tests.api_client import Client, register
 from tests.conftest import LiveServer
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+#: The operations whose answers stay open (the caller's stream, the live streams).
+STREAMS = r"^/api/v1/stream$|/live$"
 
 #: Examples of each operation, in each generation mode (positive, negative): half as many on
 #: the embedded default, which the suite runs second, after service mode has had the full
@@ -146,7 +151,7 @@ def test_it_finds_no_failure_with_each_kind_of_token(
     token = _token_of(kind, api_server)
     _some_things_to_find(register(api_server.url, "fuzz_things"))
     schema = schemathesis.openapi.from_url(api_server.url + "/api/v1/schema/").exclude(
-        path="/api/v1/stream"
+        path_regex=STREAMS
     )
     headers = {"Authorization": f"Token {token}"} if token else {}
     forget_requests = _rate_limit_reset(token)

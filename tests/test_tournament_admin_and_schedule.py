@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib import admin
 from django.test import Client
 from django.utils import timezone
 
@@ -29,6 +30,21 @@ def test_it_shows_a_running_tournament_in_the_admin(admin_client: Client) -> Non
         response = admin_client.get(url)
         assert response.status_code == 200, url
     assert b"Club night" in admin_client.get("/admin/tournaments/tournament/").content
+
+
+def test_it_moves_the_version_on_with_an_edit_in_the_admin() -> None:
+    club = players("admv", 3)
+    tournament = new_tournament(club[0], club)
+    model_admin = admin.site._registry[Tournament]
+    loaded = Tournament.objects.get(pk=tournament.pk)
+    services.register(players("admw", 1)[0], tournament.pk)  # meanwhile
+    moved = Tournament.objects.get(pk=tournament.pk).version
+    loaded.name = "Renamed"
+
+    model_admin.save_model(None, loaded, None, True)
+
+    saved = Tournament.objects.get(pk=tournament.pk)
+    assert saved.name == "Renamed" and saved.version == moved + 1
 
 
 def test_it_starts_tournaments_whose_start_time_has_come() -> None:

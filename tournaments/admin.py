@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import Any
 
+from django.contrib import admin
+from django.http import HttpRequest
+
+from tournaments import services
 from tournaments.models import (
     AuditEntry,
     Entrant,
@@ -56,8 +60,21 @@ class TournamentAdmin(admin.ModelAdmin):
     list_filter = ("status", "format")
     raw_id_fields = ("created_by",)
     filter_horizontal = ("co_organisers",)
-    readonly_fields = ("status", "current_round", "started_at", "finished_at")
+    readonly_fields = ("status", "current_round", "version", "started_at", "finished_at")
     inlines = [EntrantInline, InvitationInline, ForbiddenPairInline, AuditInline]
+
+    def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: bool) -> None:
+        """An edit moves the version on (its page follows it live): every column but the
+        version is written, which only ``services.mark_changed`` moves, in the same
+        transaction as the inlines' rows."""
+        if not change:
+            super().save_model(request, obj, form, change)
+            return
+        written = [
+            f.name for f in Tournament._meta.concrete_fields if f.name not in ("id", "version")
+        ]
+        obj.save(update_fields=written)
+        services.mark_changed([obj.pk])
 
 
 class TableInline(admin.TabularInline):

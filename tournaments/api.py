@@ -1,23 +1,30 @@
 """The tournaments API (docs/api.md "Tournaments", plus rounds, tables, forbidden pairs,
 adjudication, co-organisers and the audit log). Views validate, call one service or
-selector, and shape the answer; organiser checks live in the services."""
+selector, and shape the answer; organiser checks live in the services. The live stream
+(``/tournaments/{id}/live``) is an async view that holds no thread while it waits; its
+documentation comes from the REST framework class named in its ``cls`` attribute."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.auth import caller, require_scope
+from accounts.auth import authenticate_and_limit, caller, require_scope
 from accounts.models import ApiToken, Player
+from api.asyncviews import in_thread
+from api.errors import error_response, method_not_allowed
 from api.pagination import paginate, paginated
-from api.requests import choice_param, int_param, no_body, valid
+from api.requests import choice_param, int_param, no_body, resume_point, valid
 from api.schema import ERROR
-from core.errors import Invalid
-from tournaments import selectors, services
+from api.strict import INT32_MAX
+from core.errors import DomainError, Invalid
+from tournaments import live, selectors, services
 from tournaments.models import Invitation
 from tournaments.serializers import (
     AuditEntrySerializer,
@@ -40,6 +47,8 @@ from tournaments.serializers import (
 CanPlay = require_scope(ApiToken.Scope.PLAY)
 CanOrganise = require_scope(ApiToken.Scope.ORGANISE)
 STATUSES = ("registering", "running", "finished")
+#: The page fragments a live stream may carry (tournaments.live.FRAGMENTS).
+LIVE_FRAGMENTS = ("live",)
 NO_CONTENT = OpenApiResponse(description="done")
 
 
@@ -272,6 +281,83 @@ class StandingsView(APIView):
                 )
             up_to = int_param(request, "round", default=1, low=1, high=tournament.current_round)
         return Response(selectors.standings_data(tournament, up_to))
+
+
+class TournamentLiveDoc(APIView):
+    @extend_schema(
+        operation_id="tournaments_live",
+        parameters=[
+            OpenApiParameter(
+                "after",
+                {"type": "integer", "minimum": 0, "maximum": INT32_MAX},
+                description="start after this version (the `Last-Event-ID` header wins over it)",
+            ),
+            OpenApiParameter(
+                "fragment",
+                {"type": "string", "enum": list(LIVE_FRAGMENTS)},
+                description="`live`: each message also carries `html`, the live part of the "
+                "tournament's web page as anyone sees it",
+            ),
+            OpenApiParameter(
+                "Last-Event-ID",
+                {"type": "integer", "minimum": 0, "maximum": INT32_MAX},
+                location=OpenApiParameter.HEADER,
+                description="the `id` of the last message received (sent by EventSource "
+                "when it reconnects)",
+            ),
+        ],
+        responses={
+            (200, "text/event-stream"): OpenApiTypes.STR,
+            204: None,
+            400: ERROR,
+            401: ERROR,
+            404: ERROR,
+            429: ERROR,
+        },
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:  # pragma: no cover - docs
+        """A tournament's changes, pushed (Server-Sent Events).
+
+        One message per change: `id:` the tournament's `version`, `event: change`, `data:`
+        one line of JSON `{changes, version, status, round, round_count, entrant_count,
+        tables, standings}` (and `html` with `fragment`): `changes` names what changed
+        (`started`, `round_started`, `table_finished`, `standings_changed`,
+        `entrants_changed`, `finished`, else `updated`), `tables` are the current round's.
+        The first message is what stands now, with no `changes`, unless `Last-Event-ID` or
+        `after` is the current version; a comment line every 15 s while nothing happens.
+        The stream ends after the tournament's last change; a reconnection to a finished
+        tournament with nothing new gets 204 (EventSource then stops).
+        """
+        raise NotImplementedError
+
+
+def _live_caller(request: HttpRequest) -> tuple[Player | None, int | None, str | None]:
+    """(viewer, after, fragment) of a request to the live stream, in one crossing."""
+    viewer = authenticate_and_limit(request)
+    after = resume_point(request, high=INT32_MAX)
+    return viewer, after, choice_param(request, "fragment", LIVE_FRAGMENTS)
+
+
+async def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """``GET /tournaments/{id}/live``: the tournament's changes as Server-Sent Events
+    (tournaments.live)."""
+    if request.method != "GET":
+        return method_not_allowed("GET")
+    try:
+        viewer, after, fragment = await in_thread(_live_caller)(request)
+        subscriber = await live.follow(tournament_id, viewer, after=after, fragment=fragment)
+    except DomainError as error:
+        return error_response(error)
+    if subscriber is None:
+        return HttpResponse(status=204)
+    response = StreamingHttpResponse(live.sse(subscriber), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass each message on at once
+    return response
+
+
+tournament_live.cls = TournamentLiveDoc  # type: ignore[attr-defined]
+tournament_live.initkwargs = {}  # type: ignore[attr-defined]
 
 
 class RoundView(APIView):

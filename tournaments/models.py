@@ -66,6 +66,10 @@ class Tournament(models.Model):
     duplicate = models.BooleanField(default=False)
     status = models.CharField(max_length=12, choices=Status.choices, default="registering")
     current_round = models.PositiveSmallIntegerField(default=0)
+    # Moves on with every change its page or its detail shows (entrants, rounds, a table's
+    # game over, standings, status, settings), in the change's transaction or, for a game's
+    # end, just after it: what the live feeds compare (tournaments.live).
+    version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -14,6 +14,9 @@ from tournaments.tasks import advance_tournament
 
 def on_game_finished(*, event: GameFinished, **_: Any) -> None:
     """Ask the worker to look at the round of a tournament game (the signal comes after
-    commit; the task itself decides whether the round is complete)."""
-    for tournament_id in services.tournaments_with_game(event.game_id):
+    commit; the task itself decides whether the round is complete), and show the table's
+    game over to the tournament's watchers at once."""
+    found = services.tournaments_with_game(event.game_id)
+    for tournament_id in found:
         transaction.on_commit(partial(advance_tournament.delay, tournament_id))
+    services.mark_changed(found)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from accounts.models import Player
@@ -177,6 +178,7 @@ def tournament_summary(tournament: Tournament) -> dict[str, Any]:
         "started_at": iso(tournament.started_at),
         "finished_at": iso(tournament.finished_at),
         "entrant_count": count if count is not None else tournament.entrants.count(),
+        "version": tournament.version,
     }
 
 
@@ -331,12 +333,14 @@ def invitations_shown(found: Tournament, viewer: Player | None) -> list[dict[str
     return [invitation_data(i) for i in rows]
 
 
-def tournament_detail(tournament_id: int, viewer: Player | None = None) -> dict[str, Any]:
+def tournament_detail(
+    tournament_id: int, viewer: Player | None = None, *, audit: bool = True
+) -> dict[str, Any]:
     """The tournament as ``viewer`` sees it (pending invitations: see
-    :func:`invitations_shown`)."""
+    :func:`invitations_shown`); without its audit log when not ``audit``."""
     found = tournament(tournament_id)
     names = _names(found)
-    return {
+    detail = {
         **tournament_summary(found),
         "organisers": organisers_data(found),
         "players": entrants_data(found),
@@ -344,5 +348,68 @@ def tournament_detail(tournament_id: int, viewer: Player | None = None) -> dict[
         "forbidden_pairs": forbidden_pairs_data(found),
         "rounds": [round_data(found, r, names) for r in found.round_set.all()],
         "standings": standings_data(found),
-        "audit": audit_data(found),
     }
+    if audit:
+        detail["audit"] = audit_data(found)
+    return detail
+
+
+# --- Live ----------------------------------------------------------------------------------
+
+
+def versions(tournament_ids: list[int]) -> dict[int, int]:
+    """Each existing tournament's version, in one query (what the live feeds compare)."""
+    return dict(Tournament.objects.filter(pk__in=tournament_ids).values_list("pk", "version"))
+
+
+def live_detail(tournament_id: int) -> dict[str, Any] | None:
+    """The tournament as anyone may see it (no viewer: no invitations; no audit log), or None
+    when there is no such tournament. Its ``version`` is read first: what follows is at
+    least as new."""
+    try:
+        return tournament_detail(tournament_id, audit=False)
+    except Http404:
+        return None
+
+
+def live_data(detail: dict[str, Any]) -> dict[str, Any]:
+    """A live stream's message of a tournament's ``detail``: where it stands, the current
+    round's tables and the standings."""
+    rounds = detail["rounds"]
+    current = rounds[-1] if rounds else None
+    return {
+        "version": detail["version"],
+        "status": detail["status"],
+        "round": detail["current_round"],
+        "round_count": detail["round_count"],
+        "entrant_count": detail["entrant_count"],
+        "tables": [
+            {k: table[k] for k in ("number", "game", "status", "adjudicated")}
+            for table in (current["tables"] if current else [])
+        ],
+        "standings": detail["standings"],
+    }
+
+
+def live_changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What changed from one detail of a tournament to a later one, as a live stream names
+    it: ``started``, ``round_started``, ``table_finished``, ``standings_changed``,
+    ``entrants_changed``, ``finished``; ``updated`` for anything else (settings,
+    organisers, forbidden pairs, invitations)."""
+
+    def finished_tables(detail: dict[str, Any]) -> int:
+        return sum(t["status"] == "finished" for r in detail["rounds"] for t in r["tables"])
+
+    def entrants(detail: dict[str, Any]) -> list[tuple[str, str]]:
+        return [(e["username"], e["status"]) for e in detail["players"]]
+
+    running = after["status"] != Tournament.Status.REGISTERING
+    found = {
+        "started": before["status"] == "registering" and running,
+        "round_started": after["current_round"] > before["current_round"],
+        "table_finished": finished_tables(after) > finished_tables(before),
+        "standings_changed": running and after["standings"] != before["standings"],
+        "entrants_changed": entrants(after) != entrants(before),
+        "finished": before["status"] != "finished" and after["status"] == "finished",
+    }
+    return [kind for kind, happened in found.items() if happened] or ["updated"]

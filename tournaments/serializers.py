@@ -158,6 +158,9 @@ class TournamentSerializer(serializers.Serializer[Any]):
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     entrant_count = serializers.IntegerField()
+    version = serializers.IntegerField(
+        help_text="moves on with every change of the tournament: `after` of its live stream"
+    )
 
 
 class EntrantSerializer(serializers.Serializer[Any]):

@@ -2,7 +2,8 @@
 
 Every change takes the tournament's row lock first (:func:`_locked`), so an organiser's
 action, a registration and the round-advancing task never interleave. Organiser actions
-are written to the audit log in the same transaction.
+are written to the audit log in the same transaction, and every change moves the
+tournament's ``version`` on and wakes its watchers once it commits (:func:`_changed`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
@@ -91,6 +93,14 @@ def _require_organiser(tournament: Tournament, player: Player) -> None:
 def _require_registering(tournament: Tournament) -> None:
     if tournament.status != Tournament.Status.REGISTERING:
         raise Conflict("already_started", "The tournament has already started.")
+
+
+def _changed(tournament: Tournament) -> None:
+    """``tournament`` (locked) changed: its version moves on in the same transaction, and
+    the pages and clients following it (tournaments.live) are woken once it commits."""
+    tournament.version += 1
+    tournament.save(update_fields=["version"])
+    delivery.wake_on_commit([delivery.tournament_channel(tournament.pk)])
 
 
 def _audit(tournament: Tournament, actor: Player | None, action: str, **details: Any) -> None:
@@ -175,6 +185,7 @@ def update_tournament(actor: Player, tournament_id: int, changes: Mapping[str, A
         tournament.save()
         logged = _settings_log(tournament)
         _audit(tournament, actor, "configured", changes={k: logged[k] for k in changed})
+        _changed(tournament)
     return tournament
 
 
@@ -187,6 +198,7 @@ def add_co_organiser(actor: Player, tournament_id: int, username: str) -> Player
             raise Conflict("already_organiser", f"'{username}' created the tournament.")
         tournament.co_organisers.add(player)
         _audit(tournament, actor, "co_organiser_added", username=player.username)
+        _changed(tournament)
     return player
 
 
@@ -199,6 +211,7 @@ def remove_co_organiser(actor: Player, tournament_id: int, username: str) -> Non
             raise NotFound("not_found", f"'{username}' is not a co-organiser.")
         tournament.co_organisers.remove(player)
         _audit(tournament, actor, "co_organiser_removed", username=username)
+        _changed(tournament)
 
 
 def _human(username: str) -> Player:
@@ -228,6 +241,7 @@ def register(player: Player, tournament_id: int, username: str | None = None) ->
         entrant = _enter(tournament, entering, entering.username, is_house=False)
         if invitation is not None:
             _answer(invitation, Invitation.Status.ACCEPTED)
+        _changed(tournament)
         return entrant
 
 
@@ -240,6 +254,7 @@ def decline(player: Player, tournament_id: int, username: str | None = None) -> 
         if invitation is None:
             raise Conflict("not_invited", f"No pending invitation for '{entering.username}'.")
         _answer(invitation, Invitation.Status.DECLINED)
+        _changed(tournament)
 
 
 def _answering_for(player: Player, username: str | None) -> Player:
@@ -305,6 +320,7 @@ def withdraw(player: Player, tournament_id: int) -> None:
         if entrant is None or entrant.status == Entrant.Status.WITHDRAWN:
             raise Conflict("not_registered", "You are not entered in this tournament.")
         _drop(tournament, entrant)
+        _changed(tournament)
 
 
 def _drop(tournament: Tournament, entrant: Entrant) -> None:
@@ -338,18 +354,21 @@ def add_entrant(actor: Player, tournament_id: int, username: str) -> Entrant | I
         tournament = _locked(tournament_id)
         _require_organiser(tournament, actor)
         _require_registering(tournament)
+        added: Entrant | Invitation
         if username.startswith(HOUSE_BOT_PREFIX):
-            entrant = _enter(tournament, house_bot(username), username, is_house=True)
-            _audit(tournament, actor, "entrant_added", entrant=entrant.name)
-            return entrant
-        player = Player.objects.filter(username=username, is_active=True).first()
-        if player is None or player.is_house_bot:
-            raise NotFound("not_found", f"No player '{username}'.")
-        if enters_directly(actor, player):
-            entrant = _enter(tournament, player, player.username, is_house=False)
-            _audit(tournament, actor, "entrant_added", entrant=entrant.name)
-            return entrant
-        return _invite(tournament, actor, player)
+            added = _enter(tournament, house_bot(username), username, is_house=True)
+            _audit(tournament, actor, "entrant_added", entrant=added.name)
+        else:
+            player = Player.objects.filter(username=username, is_active=True).first()
+            if player is None or player.is_house_bot:
+                raise NotFound("not_found", f"No player '{username}'.")
+            if enters_directly(actor, player):
+                added = _enter(tournament, player, player.username, is_house=False)
+                _audit(tournament, actor, "entrant_added", entrant=added.name)
+            else:
+                added = _invite(tournament, actor, player)
+        _changed(tournament)
+        return added
 
 
 def _invite(tournament: Tournament, actor: Player, player: Player) -> Invitation:
@@ -380,9 +399,10 @@ def remove_entrant(actor: Player, tournament_id: int, name: str) -> None:
                 raise NotFound("not_found", f"No entrant '{name}'.")
             _answer(invitation, Invitation.Status.CANCELLED)
             _audit(tournament, actor, "invitation_cancelled", player=name)
-            return
-        _drop(tournament, entrant)
-        _audit(tournament, actor, "entrant_removed", entrant=name)
+        else:
+            _drop(tournament, entrant)
+            _audit(tournament, actor, "entrant_removed", entrant=name)
+        _changed(tournament)
 
 
 def add_forbidden_pair(actor: Player, tournament_id: int, first: str, second: str) -> ForbiddenPair:
@@ -406,6 +426,7 @@ def add_forbidden_pair(actor: Player, tournament_id: int, first: str, second: st
         if not created:
             raise Conflict("already_forbidden", "These two are already kept apart.")
         _audit(tournament, actor, "forbidden_pair_added", players=[a.username, b.username])
+        _changed(tournament)
     return forbidden
 
 
@@ -424,6 +445,7 @@ def remove_forbidden_pair(actor: Player, tournament_id: int, pair_id: int) -> No
             "forbidden_pair_removed",
             players=[found.first.username, found.second.username],
         )
+        _changed(tournament)
 
 
 # --- Running --------------------------------------------------------------------------------
@@ -473,6 +495,7 @@ def _start(tournament: Tournament, actor: Player | None) -> None:
     )
     _audit(tournament, actor, "started", entrants=len(entrants), rounds=tournament.rounds)
     _open_round(tournament, 1)
+    _changed(tournament)
 
 
 def start_due_tournaments(now: datetime | None = None) -> list[int]:
@@ -607,8 +630,9 @@ def advance(tournament_id: int) -> bool:
             tournament.finished_at = timezone.now()
             tournament.save(update_fields=["status", "finished_at"])
             _audit(tournament, None, "finished", rounds=round_.number)
-            return True
-        _open_round(tournament, round_.number + 1)
+        else:
+            _open_round(tournament, round_.number + 1)
+        _changed(tournament)
     return True
 
 
@@ -736,12 +760,25 @@ def adjudicate(actor: Player, tournament_id: int, round_number: int, table_numbe
             game=table.game_id,
             result=result,
         )
+        _changed(tournament)
 
 
 def tournaments_with_game(game_id: int) -> list[int]:
     return list(
         Tournament.objects.filter(round_set__tables__game_id=game_id).values_list("pk", flat=True)
     )
+
+
+def mark_changed(tournament_ids: Sequence[int]) -> None:
+    """These tournaments changed outside their services (a game of their rounds ended, and
+    their pages show the table's game over; an edit in the admin): their versions move on
+    and their watchers are woken once the change commits. One statement, for a game's end
+    called after its commit: it never holds the game's row while it waits for a
+    tournament's (an organiser's adjudication takes them the other way round)."""
+    if not tournament_ids:
+        return
+    Tournament.objects.filter(pk__in=list(tournament_ids)).update(version=F("version") + 1)
+    delivery.wake_on_commit([delivery.tournament_channel(t) for t in tournament_ids])
 
 
 def running_tournaments() -> list[int]:

@@ -16,6 +16,7 @@ urlpatterns = [
     path(f"{T}/entrants/<str:name>", api.EntrantView.as_view(), name="tournament-entrant"),
     path(f"{T}/start", api.StartView.as_view(), name="tournament-start"),
     path(f"{T}/standings", api.StandingsView.as_view(), name="tournament-standings"),
+    path(f"{T}/live", api.tournament_live, name="tournament-live"),
     path(f"{T}/rounds/<id:number>", api.RoundView.as_view(), name="tournament-round"),
     path(
         f"{T}/rounds/<id:number>/tables/<id:table>",

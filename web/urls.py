@@ -32,6 +32,7 @@ urlpatterns = [
     path("quickplay", quickplay.seek, name="quickplay"),
     path("quickplay/<int:seek_id>", quickplay.waiting, name="quickplay-seek"),
     path("quickplay/<int:seek_id>/cancel", quickplay.cancel, name="quickplay-cancel"),
+    path("games/live", home.games_in_play_live, name="games-in-play-live"),
     path("games/<int:game_id>", games.table, name="game"),
     path("games/<int:game_id>/table", games.table_part, name="game-table"),
     #

@@ -17,6 +17,7 @@ from django.http import (
     HttpResponseRedirect,
 )
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -90,6 +91,36 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
 # --- A tournament's page -------------------------------------------------------------------
 
 
+def _live_context(detail: dict[str, Any], person: Player | None, organiser: bool) -> dict[str, Any]:
+    """What the live part (``_live.html``) shows of ``detail`` to ``person``."""
+    rounds = rounds_for_page(detail)
+    overdue = [r["number"] for r in rounds if r["overdue"]] if organiser else []
+    viewer = person.username if person else None
+    return {
+        "t": detail,
+        "person": person,
+        "organiser": organiser,
+        "entrants": {e["username"]: e for e in detail["players"]},
+        "registering": detail["status"] == "registering",
+        "rounds": rounds,
+        "finished_rounds": sum(1 for r in rounds if r["status"] == "finished"),
+        "grid": round_grid(detail),
+        "matrix": meeting_matrix(detail),
+        "knockout": detail["format"] == "knockout",
+        "byes": detail["odd_count"] == "byes",
+        "poll_seconds": POLL_SECONDS.get(detail["status"]),
+        "version": live_version(detail, viewer, [organiser, overdue]),
+    }
+
+
+def live_fragment(detail: dict[str, Any]) -> str:
+    """The live part as anyone sees it, made from the tournament's detail without a viewer:
+    what a tournament's live feed sends to every page (tournaments.live.FRAGMENTS). It
+    carries nothing of one viewer (no organiser's controls, no CSRF token): the page marks
+    its viewer's own rows itself, and an organiser's page asks for its own part."""
+    return render_to_string("web/tournaments/_live.html", _live_context(detail, None, False))
+
+
 def _page_context(
     request: HttpRequest, tournament_id: int, settings_form: TournamentForm | None = None
 ) -> dict[str, Any]:
@@ -97,36 +128,21 @@ def _page_context(
     detail = selectors.tournament_detail(tournament_id, person)
     # The organisers as the API lists them: the people services.is_organiser lets act.
     organiser = person is not None and person.username in detail["organisers"]
-    entrants = {e["username"]: e for e in detail["players"]}
-    mine = entrants.get(person.username) if person else None
-    rounds = rounds_for_page(detail)
-    registering = detail["status"] == "registering"
-    if organiser and registering and settings_form is None:
+    context = _live_context(detail, person, organiser)
+    mine = context["entrants"].get(person.username) if person else None
+    if organiser and context["registering"] and settings_form is None:
         settings_form = TournamentForm.of(detail)
-    overdue = [r["number"] for r in rounds if r["overdue"]] if organiser else []
     viewer = person.username if person else None
     # The invitations the person answers (their own, their bots'); an organiser sees all.
     answering = [i for i in detail["invitations"] if i["owner"] == viewer]
     return {
-        "t": detail,
-        "person": person,
-        "organiser": organiser,
-        "entrants": entrants,
+        **context,
         "mine": mine,
         "answering": answering,
         "invited": any(i["player"] == viewer for i in answering),
         "my_table": table_of(detail, viewer) if mine and viewer else None,
-        "registering": registering,
-        "rounds": rounds,
-        "finished_rounds": sum(1 for r in rounds if r["status"] == "finished"),
-        "grid": round_grid(detail),
-        "matrix": meeting_matrix(detail),
-        "knockout": detail["format"] == "knockout",
-        "byes": detail["odd_count"] == "byes",
         "settings_form": settings_form,
         "house_bots": HOUSE_BOTS,
-        "poll_seconds": POLL_SECONDS.get(detail["status"]),
-        "version": live_version(detail, viewer, [organiser, overdue]),
     }
 
 
