@@ -49,9 +49,10 @@ logger = logging.getLogger(__name__)
 
 #: How long a feed with no subscriber left goes on following its topic.
 FEED_LINGER_SECONDS = 30.0
-#: A subscriber that opened with a token and is idle has its token checked this often (a
-#: change's frames are only sent on a check made with the change's read).
-IDLE_TOKEN_CHECK_SECONDS = 5.0
+#: A subscriber that opened with a token has it checked by the process's look once its last
+#: check is this old, in one query with the others due (a change's frames are only sent on a
+#: check made in the change's own read).
+IDLE_TOKEN_CHECK_SECONDS = TOKEN_RECHECK_SECONDS
 #: Seconds to wait before reading again after a read failed (the database is down, say).
 READ_RETRY_SECONDS = 1.0
 
@@ -280,11 +281,7 @@ class Feed(Generic[S]):
     async def _read(self) -> None:
         audiences = frozenset({s.audience for s in self.subscribers} | self._wanted)
         now = time.monotonic()
-        tokens = {
-            s.token_id
-            for s in self.subscribers
-            if s.token_id is not None and now - s.token_checked >= TOKEN_RECHECK_SECONDS
-        }
+        tokens = {s.token_id for s in self.subscribers if s.token_id is not None}
         try:
             read, live = await in_thread(_read_and_check)(
                 self.source, self.key, self.state, audiences, tokens
@@ -367,20 +364,16 @@ class Registry:
         """Every ``hub.recheck_seconds()``: each followed topic's version, one query per
         kind, in one crossing; a feed whose topic moved reads again. Idle subscribers'
         tokens are checked in the same crossing."""
-        last_token_check = time.monotonic()
         while self.feeds:
             await asyncio.sleep(hub.recheck_seconds())
             feeds = [f for f in self.feeds.values() if f.state is not None]
             now = time.monotonic()
-            tokens: set[int] = set()
-            if now - last_token_check >= IDLE_TOKEN_CHECK_SECONDS:
-                last_token_check = now
-                tokens = {
-                    s.token_id
-                    for f in feeds
-                    for s in f.subscribers
-                    if s.token_id is not None and now - s.token_checked >= TOKEN_RECHECK_SECONDS
-                }
+            tokens = {
+                s.token_id
+                for f in feeds
+                for s in f.subscribers
+                if s.token_id is not None and now - s.token_checked >= IDLE_TOKEN_CHECK_SECONDS
+            }
             if not feeds:
                 continue
             try:

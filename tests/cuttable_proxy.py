@@ -50,6 +50,8 @@ class CuttableProxy:
         self._writers |= {writer, up_writer}
         try:
             await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+        except asyncio.CancelledError:  # the proxy is closing: end quietly
+            pass
         finally:
             for end in (writer, up_writer):
                 self._writers.discard(end)

@@ -189,13 +189,13 @@ def test_it_plays_an_exchange_through_the_page_in_a_four_handed_game(
             network.restore()
 
     played = play_to_end(page, {"spectator": spectator}, on_click=drop_the_spectators_connection)
-    network.close()
 
     # Cut off, the spectator's page stood still and said so; reconnected, it caught up.
     assert len(set(versions_while_offline)) == 1
     assert "Connection lost" in said_while_offline[-1]
     spectator.locator('[data-testid="result"]').wait_for()
     assert table(spectator)["version"] == table(page)["version"]
+    network.close()
     record = record_of(site, game_id)
     assert_nothing_hidden_was_shown(played, record)
     # A player who wins 10 of the 13 tricks ends the game after that hand: until a game
