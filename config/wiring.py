@@ -28,7 +28,7 @@ def connect() -> None:
     from games import selectors as game_selectors
     from ratings import receivers as rating_receivers
     from ratings import selectors as rating_selectors
-    from realtime import hub, revocation, stream
+    from realtime import feeds, hub, revocation, stream
     from tournaments import live as tournament_live
     from tournaments import receivers as tournament_receivers
     from tournaments import selectors as tournament_selectors
@@ -61,6 +61,8 @@ def connect() -> None:
         revocation.announce_changed_tokens, dispatch_uid="realtime.changed_tokens"
     )
     hub.on_changes_elsewhere(revocation.forget_tokens_changed_elsewhere)
+    # Live feeds read again once the subscription is back: what came meanwhile went unheard.
+    hub.on_changes_elsewhere(feeds.read_all_when_unheard)
     tokens.is_current = revocation.token_cache_is_current
 
     # A stream starts with a your_turn line for every game waiting on its player.

@@ -48,6 +48,10 @@ class InPlayState:
     def ended(self) -> bool:
         return False
 
+    @property
+    def position(self) -> int:
+        return self.version
+
 
 class InPlaySource:
     """The games in play as a :class:`realtime.feeds.Source` (one key, one audience)."""

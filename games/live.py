@@ -61,6 +61,10 @@ class GameState:
     def ended(self) -> bool:
         return self.status == Game.Status.FINISHED
 
+    @property
+    def position(self) -> int:
+        return self.last_seq
+
     def seat_of(self, player_id: int) -> int | None:
         return self.seats.get(player_id)
 

@@ -53,6 +53,8 @@ FEED_LINGER_SECONDS = 30.0
 #: check is this old, in one query with the others due (a change's frames are only sent on a
 #: check made in the change's own read).
 IDLE_TOKEN_CHECK_SECONDS = TOKEN_RECHECK_SECONDS
+#: How often the process's look asks whether it is due (``hub.recheck_seconds()`` apart).
+LOOK_STEP_SECONDS = hub.EMBEDDED_POLL_SECONDS
 #: Seconds to wait before reading again after a read failed (the database is down, say).
 READ_RETRY_SECONDS = 1.0
 
@@ -73,6 +75,12 @@ class State(Protocol):
     @property
     def ended(self) -> bool:
         """No change will follow (a finished game): subscribers end after its frame."""
+        ...
+
+    @property
+    def position(self) -> int:
+        """The id of the last message this state holds (what ``catch_up`` takes as
+        ``after``): a game's ``last_seq``, a tournament's version."""
         ...
 
 
@@ -249,7 +257,6 @@ class Feed(Generic[S]):
             stack.close()
         if not self.subscribers:
             self._idle_since = time.monotonic()
-            self._due.set()  # let the feed count its linger from now
 
     # --- Reading ----------------------------------------------------------------------------
 
@@ -260,20 +267,20 @@ class Feed(Generic[S]):
                     if not self._due.is_set() and not await self._wait_due():
                         return
                     self._due.clear()
-                    if self.subscribers or self._wanted or self.state is None:
-                        await self._read()
+                    # Read even with nobody subscribed while it lingers: the next watcher
+                    # (a long poll's next request) is answered from its state.
+                    await self._read()
         finally:
             self.registry.forget(self)
 
     async def _wait_due(self) -> bool:
         """Wait for a read to be due; False when the feed has lingered long enough."""
         while not self._due.is_set():
-            if self.subscribers:
-                await self._due.wait()
-                continue
-            left = FEED_LINGER_SECONDS - (time.monotonic() - self._idle_since)
-            if left <= 0:
-                return False
+            left = FEED_LINGER_SECONDS
+            if not self.subscribers and not self._wanted:
+                left -= time.monotonic() - self._idle_since
+                if left <= 0:
+                    return False
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._due.wait(), left)
         return True
@@ -294,18 +301,27 @@ class Feed(Generic[S]):
             self._due.set()
             return
         self._wanted -= audiences
-        self.state = read.state
+        before, self.state = self.state, read.state
         if read.state is None:
             self.gone = True
-        self._deliver(read, tokens, live, now)
+        self._deliver(read, before, audiences, tokens, live, now)
         self._finish_read()
 
     def _finish_read(self) -> None:
         done, self._read_done = self._read_done, asyncio.Event()
         done.set()
 
-    def _deliver(self, read: Read[S], checked: set[int], live: set[int], now: float) -> None:
+    def _deliver(
+        self,
+        read: Read[S],
+        before: S | None,
+        asked: frozenset[Audience],
+        checked: set[int],
+        live: set[int],
+        now: float,
+    ) -> None:
         state = read.state
+        changed = state is not None and (before is None or state.version != before.version)
         for subscriber in list(self.subscribers):
             if subscriber.token_id in checked:
                 if subscriber.token_id not in live:
@@ -316,6 +332,9 @@ class Feed(Generic[S]):
                 subscriber.end("gone")
             elif subscriber.started:
                 frame = read.frames.get(subscriber.audience)
+                late = subscriber.audience not in asked  # it came during the read
+                if frame is None and late and changed and before is not None:
+                    frame = self.source.catch_up(state, subscriber.audience, before.position)
                 if frame is not None:
                     subscriber.push(frame)
                 if state.ended:
@@ -354,6 +373,10 @@ class Registry:
             self._look = self.loop.create_task(self._look_while_feeds())
         return found
 
+    def read_all(self) -> None:
+        for feed in list(self.feeds.values()):
+            feed.read_soon()
+
     def forget(self, feed: Feed[Any]) -> None:
         if self.feeds.get((feed.source.kind, feed.key)) is feed:
             del self.feeds[(feed.source.kind, feed.key)]
@@ -364,10 +387,15 @@ class Registry:
         """Every ``hub.recheck_seconds()``: each followed topic's version, one query per
         kind, in one crossing; a feed whose topic moved reads again. Idle subscribers'
         tokens are checked in the same crossing."""
+        last_look = time.monotonic()
         while self.feeds:
-            await asyncio.sleep(hub.recheck_seconds())
-            feeds = [f for f in self.feeds.values() if f.state is not None]
+            # In short steps: a subscription that drops shortens the interval at once.
+            await asyncio.sleep(LOOK_STEP_SECONDS)
             now = time.monotonic()
+            if now - last_look < hub.recheck_seconds():
+                continue
+            last_look = now
+            feeds = [f for f in self.feeds.values() if f.state is not None]
             tokens = {
                 s.token_id
                 for f in feeds
@@ -407,6 +435,17 @@ def _look(feeds: list[Feed[Any]], tokens: set[int]) -> tuple[dict[tuple[str, int
 _registries: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Registry] = (
     weakref.WeakKeyDictionary()
 )
+
+
+def read_all_when_unheard(channels: Any) -> None:
+    """``hub.on_changes_elsewhere``: when the subscription (re)starts (``None``), changes
+    made while it was down went unheard; every feed reads once (from the listener's
+    thread)."""
+    if channels is not None:
+        return
+    for loop, found in list(_registries.items()):
+        with contextlib.suppress(RuntimeError):  # that loop has closed
+            loop.call_soon_threadsafe(found.read_all)
 
 
 def registry() -> Registry:

@@ -306,3 +306,21 @@ def test_it_keeps_an_idle_stream_open_with_comments(django_db_blocker: Any) -> N
         assert reader.comments >= 2 and reader.ended_at is None
         assert len(reader.messages) == 1
         reader.stop()
+
+
+def test_it_answers_the_next_long_poll_at_once_when_a_move_came_between_two(
+    api_server: LiveServer,
+) -> None:
+    """A long poll's client asks again after each answer: a move made while none of its
+    requests waits must be in the answer to the next one, not left for the next look."""
+    players = three_players(api_server.url, "livegap")
+    game_id = start_table(players[0], players[1:])
+    watcher = Client(api_server.url)
+    last = watcher.ok("GET", f"/games/{game_id}/events")["last_seq"]
+    rng = random.Random(2)
+    for _ in range(4):
+        move(acting(players, game_id), game_id, rng)  # while nobody waits
+        started = time.monotonic()
+        answer = watcher.ok("GET", f"/games/{game_id}/events?after={last}&wait=10")
+        assert answer["events"] and time.monotonic() - started < 1.0
+        last = answer["last_seq"]

@@ -50,6 +50,10 @@ class TournamentState:
     def ended(self) -> bool:
         return self.status == Tournament.Status.FINISHED
 
+    @property
+    def position(self) -> int:
+        return self.version
+
     def frame(self, audience: Audience, changes: list[str]) -> bytes:
         """The live stream's message of this version for ``audience``, naming ``changes``."""
         data = b'{"changes":' + json_codec.dumps(changes) + b"," + self.fields
