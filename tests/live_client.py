@@ -92,11 +92,13 @@ class LiveReader:
         self._stop.set()
 
     def wait_for(self, predicate: Any, timeout: float = 15.0) -> list[Message]:
+        """The messages so far, once ``predicate`` holds for them (never asked of none)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if predicate(list(self.messages)):
-                return list(self.messages)
-            if self.ended_at is not None and not predicate(list(self.messages)):
+            found = list(self.messages)
+            if found and predicate(found):
+                return found
+            if self.ended_at is not None and len(found) == len(self.messages):
                 break
             time.sleep(0.02)
         raise AssertionError(f"live stream: condition not met; got {self.summary()}")

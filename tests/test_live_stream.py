@@ -86,6 +86,8 @@ def test_it_pushes_each_change_to_each_watcher_with_only_what_it_may_see(
     pages = [LiveReader(api_server.url, game_id, token=players[0].token, query="?fragment=table")]
     first = spectator.wait_for(lambda found: len(found) >= 1)[0]
     assert first.data["status"] == "playing" and first.data["events"]  # the whole game so far
+    for reader in [*seats, *pages]:
+        reader.wait_for(lambda found: len(found) >= 1)
 
     rng = random.Random(7)
     for _ in range(12):  # through the trump, the exchange and the first tricks
