@@ -176,8 +176,10 @@ class Subscriber:
         once the subscriber has ended and sent everything."""
         if not self._frames and self.ended is None:
             self._event.clear()
+            # asyncio.timeout, not wait_for: no task of its own for each waiting watcher.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._event.wait(), timeout)
+                async with asyncio.timeout(timeout):
+                    await self._event.wait()
         if self._frames:
             frames = list(self._frames)
             self._frames.clear()
@@ -282,7 +284,8 @@ class Feed(Generic[S]):
                 if left <= 0:
                     return False
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._due.wait(), left)
+                async with asyncio.timeout(left):
+                    await self._due.wait()
         return True
 
     async def _read(self) -> None:
