@@ -210,8 +210,9 @@ def start_profile(pid: int, seconds: float, name: str) -> subprocess.Popen[bytes
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def report_profile(process: subprocess.Popen[bytes] | None, name: str, top: int = 25) -> None:
-    """The functions the web process was in most (inclusive), from py-spy's raw stacks."""
+def report_profile(process: subprocess.Popen[bytes] | None, name: str, top: int = 12) -> None:
+    """Where the web process's threads were (py-spy's raw stacks): the functions it was in
+    itself most, and the platform's functions it was in most (with what they called)."""
     if process is None:
         return
     process.wait(timeout=120)
@@ -223,16 +224,34 @@ def report_profile(process: subprocess.Popen[bytes] | None, name: str, top: int 
         stack, _, count_text = line.rpartition(" ")
         count = int(count_text)
         total += count
-        frames = [f.rsplit(" (", 1)[0] + " " + f.rsplit("/", 1)[-1] for f in stack.split(";")]
+        frames = [frame.rsplit(":", 1)[0] + ")" for frame in stack.split(";")]
         for frame in set(frames):
-            inclusive[frame] = inclusive.get(frame, 0) + count
+            if frame.split("(")[-1].split("/")[0] in PLATFORM_PACKAGES:
+                inclusive[frame] = inclusive.get(frame, 0) + count
         own[frames[-1]] = own.get(frames[-1], 0) + count
-    print(f"  profile ({total} samples of non-idle threads, {output}):")
-    for frame, count in sorted(inclusive.items(), key=lambda item: -item[1])[:top]:
-        print(
-            f"    {count / total * 100:5.1f}% incl {own.get(frame, 0) / total * 100:5.1f}% own"
-            f"  {frame}"
-        )
+    print(f"  profile: {total} samples of the web process's busy threads ({output})")
+    for title, counts in (("itself", own), ("the platform's, with callees", inclusive)):
+        print(f"    most in {title}:")
+        for frame, count in sorted(counts.items(), key=lambda item: -item[1])[:top]:
+            print(f"      {count / max(1, total) * 100:5.1f}%  {frame}")
+
+
+#: The project's packages (a profile's frames in them are the platform's).
+PLATFORM_PACKAGES = {
+    "core",
+    "api",
+    "accounts",
+    "realtime",
+    "games",
+    "bots",
+    "ratings",
+    "tournaments",
+    "challenges",
+    "quickplay",
+    "arena",
+    "web",
+    "health",
+}
 
 
 @dataclass
