@@ -6,7 +6,7 @@
                                             [--page-watchers 200] [--connections 10000]
                                             [--club-tables 20] [--club-spectators 100]
                                             [--idle-live N] [--idle-polls N]
-                                            [--history-moves 300]
+                                            [--history-moves 150]
                                             [--history-connections 2000]
                                             [--profile [PY_SPY]]
 
@@ -1008,6 +1008,8 @@ def memory_with_history(mode: Mode, moves: int, connections: int) -> None:
             await mover.move()
         http.close()
         mover.http.close()
+        if mover.finished:  # its streams would end after their first frame
+            note(f"memory with history: game {game} ended after {len(mover.moves)} moves")
         return fresh, game
 
     async def measure(port: int, pid: int, game: int) -> tuple[float, float]:
@@ -1017,9 +1019,9 @@ def memory_with_history(mode: Mode, moves: int, connections: int) -> None:
         watchers = await open_live(port, [(game, None, "")] * connections)
         await asyncio.sleep(3)
         after, _ = rss_mb(pid)
-        failed = sum(1 for w in watchers if w.error or not w.received)
+        failed = sum(1 for w in watchers if w.error or w.closed or not w.received)
         if failed:
-            note(f"memory with history: {failed} of {connections} streams failed")
+            note(f"memory with history: {failed} of {connections} streams failed or ended")
         first = watchers[0].bytes
         for watcher in warm + watchers:
             watcher.close()
@@ -1182,7 +1184,7 @@ def main() -> None:
     parser.add_argument("--idle-polls", type=int, help="idle's long polls (--spectators)")
     parser.add_argument("--embedded-idle", type=int, default=100, help="each kind, embedded")
     parser.add_argument("--connections", type=int, default=10000, help="memory's streams")
-    parser.add_argument("--history-moves", type=int, default=300, help="memory, 2nd game")
+    parser.add_argument("--history-moves", type=int, default=150, help="memory, 2nd game")
     parser.add_argument("--history-connections", type=int, default=2000, help="0: skip it")
     parser.add_argument("--club-tables", type=int, default=20)
     parser.add_argument("--club-spectators", type=int, default=100)
@@ -1240,6 +1242,8 @@ def report(load_before: tuple[float, float, float], took: float) -> None:
         f"machine: {os.cpu_count()} cores; load average {load_before[0]:.2f} at the start, "
         f"{os.getloadavg()[0]:.2f} at the end (1 minute); {took / 60:.1f} minutes"
     )
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    print(f"open files limit (RLIMIT_NOFILE) of the load generator and the servers: {soft}/{hard}")
     print(
         "one web process (python -m config.serve, 1 worker); latency from just before the "
         "move's POST was written to the frame read by the load generator"
