@@ -250,6 +250,17 @@ class ApiHandler(Handler):
             else:  # after a burst (many streams at once), let the extra threads go
                 executor.shutdown(wait=False)
 
+    def resolve_request(self, request: HttpRequest) -> ResolverMatch:
+        """The route kept for the path (:func:`_route`), for the async views as for the sync
+        ones: a match made anew for each request, with the patterns it tried, stayed in
+        memory for as long as a stream was open."""
+        if not hasattr(request, "urlconf"):
+            match = _route(settings.ROOT_URLCONF, request.path_info)[1]
+            if match is not None:
+                request.resolver_match = match
+                return match
+        return super().resolve_request(request)
+
     async def handle_sync(
         self,
         scope: dict[str, Any],

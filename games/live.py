@@ -56,6 +56,7 @@ class GameState:
     events: list[KeptEvent]
     fragments: dict[Audience, bytes] = field(default_factory=dict)  # JSON strings
     _bodies: dict[tuple[int | None, int], bytes] = field(default_factory=dict, repr=False)
+    _frames: dict[tuple[Audience, int], bytes] = field(default_factory=dict, repr=False)
 
     @property
     def ended(self) -> bool:
@@ -89,7 +90,15 @@ class GameState:
         )
 
     def frame(self, audience: Audience, after: int) -> bytes:
-        """The live stream's message of what ``audience`` may see after ``after``."""
+        """The live stream's message of what ``audience`` may see after ``after``, made
+        once for everyone who needs the same (watchers joining with the same ``after``
+        share their catch-up)."""
+        found = self._frames.get((audience, after))
+        if found is None:
+            found = self._frames[(audience, after)] = self._frame(audience, after)
+        return found
+
+    def _frame(self, audience: Audience, after: int) -> bytes:
         seat, fragment = audience
         data = b"{" + self._head(self.visible(seat, after))
         html = self.fragments.get(audience) if fragment is not None else None

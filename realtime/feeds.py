@@ -33,7 +33,6 @@ import contextlib
 import logging
 import time
 import weakref
-from collections import deque
 from collections.abc import AsyncIterator, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -122,7 +121,15 @@ def sse_frame(event_id: int, event: str, data: bytes) -> bytes:
 
 
 class Subscriber:
-    """One watcher of a feed: the frames it has yet to send, touched only on its loop."""
+    """One watcher of a feed: the frames it has yet to send, touched only on its loop.
+
+    Kept small (a web process holds one per open stream): a list rather than a deque, and
+    a future made only while it waits rather than an ``asyncio.Event``."""
+
+    __slots__ = (
+        "_behind", "_frames", "_waiter", "audience", "ended", "feed", "started",
+        "token_checked", "token_id",
+    )  # fmt: skip
 
     def __init__(self, feed: Feed[Any], audience: Audience, token_id: int | None) -> None:
         self.feed = feed
@@ -131,9 +138,9 @@ class Subscriber:
         self.token_checked = time.monotonic()  # its caller was authenticated just now
         self.started = False
         self.ended: str | None = None  # why: "finished", "revoked", "gone", "slow"
-        self._frames: deque[bytes] = deque()
+        self._frames: list[bytes] = []
         self._behind = 0
-        self._event = asyncio.Event()
+        self._waiter: asyncio.Future[None] | None = None
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -153,7 +160,7 @@ class Subscriber:
         self._behind += len(frame)
         if self._behind > settings.LIVE_MAX_BEHIND_BYTES:
             self.end("slow", drop_frames=True)
-        self._event.set()
+        self._wake()
 
     def end(self, reason: str, *, drop_frames: bool = False) -> None:
         """End after the frames queued (or at once, ``drop_frames``). It leaves the feed
@@ -161,10 +168,14 @@ class Subscriber:
         if self.ended is None:
             self.ended = reason
         if drop_frames:
-            self._frames.clear()
+            self._frames = []
             self._behind = 0
-        self._event.set()
+        self._wake()
         self.feed.leave(self)
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
 
     def receive(self, lines: list[hub.Line]) -> None:
         """A wake-up on the token's channel: it may have been revoked; check it now."""
@@ -175,15 +186,17 @@ class Subscriber:
         """The frames queued, waiting up to ``timeout`` s for one ([] if none came); None
         once the subscriber has ended and sent everything."""
         if not self._frames and self.ended is None:
-            self._event.clear()
+            self._waiter = self.loop.create_future()
             # asyncio.timeout, not wait_for: no task of its own for each waiting watcher.
-            with contextlib.suppress(TimeoutError):
+            try:
                 async with asyncio.timeout(timeout):
-                    await self._event.wait()
+                    await self._waiter
+            except TimeoutError:
+                pass
+            finally:
+                self._waiter = None
         if self._frames:
-            frames = list(self._frames)
-            self._frames.clear()
-            self._behind = 0
+            frames, self._frames, self._behind = self._frames, [], 0
             return frames
         return None if self.ended is not None else []
 
@@ -497,15 +510,25 @@ async def follow(
 
 async def frames_of(subscriber: Subscriber, keepalive_seconds: float) -> AsyncIterator[bytes]:
     """The bytes of a Server-Sent Events response for ``subscriber``: its frames, a comment
-    when nothing was sent for ``keepalive_seconds``; it ends when the subscriber does."""
+    when nothing was sent for ``keepalive_seconds``; it ends when the subscriber does.
+
+    A frame is not held while the stream waits: after the first (a catch-up of this
+    watcher's own, which may be large), an empty chunk takes its place in the handler."""
     try:
+        first = True
         while True:
             frames = await subscriber.next(keepalive_seconds)
             if frames is None:
                 return
             if not frames:
                 yield SSE_KEEPALIVE
-            for frame in frames:
-                yield frame
+                continue
+            chunk = frames[0] if len(frames) == 1 else b"".join(frames)
+            del frames
+            yield chunk
+            del chunk
+            if first:
+                first = False
+                yield b""
     finally:
         subscriber.leave()
