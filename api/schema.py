@@ -13,10 +13,17 @@ import inspect
 from typing import Any
 
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    inline_serializer,
+)
 from rest_framework import serializers
 
 from api.converters import MAX_ID
+from api.strict import INT32_MAX
 
 #: A string parameter without NUL: PostgreSQL cannot store it, so the API refuses it (400).
 NO_NUL = "^[^\\u0000]*$"
@@ -47,6 +54,43 @@ ERROR = OpenApiResponse(
 )
 
 #: The areas of the API (an operation's tag is the first part of its path, renamed here).
+
+
+def live_stream_parameters(
+    *, after: str, fragments: tuple[str, ...], fragment: str
+) -> list[OpenApiParameter]:
+    """The parameters of a live stream (Server-Sent Events): where to resume (``after``
+    names what its ids count), and the page fragments its messages may carry."""
+    position = {"type": "integer", "minimum": 0, "maximum": INT32_MAX}
+    return [
+        OpenApiParameter(
+            "after",
+            position,
+            description=f"start after this {after} (the `Last-Event-ID` header wins over it)",
+        ),
+        OpenApiParameter(
+            "fragment", {"type": "string", "enum": list(fragments)}, description=fragment
+        ),
+        OpenApiParameter(
+            "Last-Event-ID",
+            position,
+            location=OpenApiParameter.HEADER,
+            description="the `id` of the last message received (sent by EventSource when it "
+            "reconnects)",
+        ),
+    ]
+
+
+def live_stream_responses(*refusals: int) -> dict[Any, Any]:
+    """The answers of a live stream: the stream, 204 when there is nothing more to follow,
+    and the refusals (400, 401, 404, 429 and ``refusals``)."""
+    return {
+        (200, "text/event-stream"): OpenApiTypes.STR,
+        204: None,
+        **{status: ERROR for status in sorted({400, 401, 404, 429, *refusals})},
+    }
+
+
 AREA_OF_PATH = {"me": "accounts", "healthz": "health", "stream": "realtime"}
 
 #: Why any endpoint of a kind may refuse: the status, and when.

@@ -23,7 +23,7 @@ from api.errors import error_response, method_not_allowed
 from api.lean import Call, lean_view
 from api.pagination import paginate, paginated
 from api.requests import choice_param, int_param, no_body, resume_point, valid
-from api.schema import ERROR
+from api.schema import ERROR, live_stream_parameters, live_stream_responses
 from api.strict import INT32_MAX
 from core.errors import DomainError, Invalid
 from games import live, selectors, services
@@ -441,35 +441,13 @@ game_events.initkwargs = {}  # type: ignore[attr-defined]
 class GameLiveDoc(APIView):
     @extend_schema(
         operation_id="games_live",
-        parameters=[
-            OpenApiParameter(
-                "after",
-                {"type": "integer", "minimum": 0, "maximum": INT32_MAX},
-                description="start after this seq (the `Last-Event-ID` header wins over it)",
-            ),
-            OpenApiParameter(
-                "fragment",
-                {"type": "string", "enum": list(LIVE_FRAGMENTS)},
-                description="`table`: each message also carries `html`, the table as the web "
-                "page shows it to the caller",
-            ),
-            OpenApiParameter(
-                "Last-Event-ID",
-                {"type": "integer", "minimum": 0, "maximum": INT32_MAX},
-                location=OpenApiParameter.HEADER,
-                description="the `id` of the last message received (sent by EventSource "
-                "when it reconnects)",
-            ),
-        ],
-        responses={
-            (200, "text/event-stream"): OpenApiTypes.STR,
-            204: None,
-            400: ERROR,
-            401: ERROR,
-            404: ERROR,
-            409: ERROR,
-            429: ERROR,
-        },
+        parameters=live_stream_parameters(
+            after="seq",
+            fragments=LIVE_FRAGMENTS,
+            fragment="`table`: each message also carries `html`, the table as the web page "
+            "shows it to the caller",
+        ),
+        responses=live_stream_responses(409),
     )
     def get(self, request: Request, game_id: int) -> Response:  # pragma: no cover - docs only
         """The game's changes, pushed (Server-Sent Events).

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -21,7 +20,7 @@ from api.asyncviews import in_thread
 from api.errors import error_response, method_not_allowed
 from api.pagination import paginate, paginated
 from api.requests import choice_param, int_param, no_body, resume_point, valid
-from api.schema import ERROR
+from api.schema import ERROR, live_stream_parameters, live_stream_responses
 from api.strict import INT32_MAX
 from core.errors import DomainError, Invalid
 from tournaments import live, selectors, services
@@ -286,34 +285,13 @@ class StandingsView(APIView):
 class TournamentLiveDoc(APIView):
     @extend_schema(
         operation_id="tournaments_live",
-        parameters=[
-            OpenApiParameter(
-                "after",
-                {"type": "integer", "minimum": 0, "maximum": INT32_MAX},
-                description="start after this version (the `Last-Event-ID` header wins over it)",
-            ),
-            OpenApiParameter(
-                "fragment",
-                {"type": "string", "enum": list(LIVE_FRAGMENTS)},
-                description="`live`: each message also carries `html`, the live part of the "
-                "tournament's web page as anyone sees it",
-            ),
-            OpenApiParameter(
-                "Last-Event-ID",
-                {"type": "integer", "minimum": 0, "maximum": INT32_MAX},
-                location=OpenApiParameter.HEADER,
-                description="the `id` of the last message received (sent by EventSource "
-                "when it reconnects)",
-            ),
-        ],
-        responses={
-            (200, "text/event-stream"): OpenApiTypes.STR,
-            204: None,
-            400: ERROR,
-            401: ERROR,
-            404: ERROR,
-            429: ERROR,
-        },
+        parameters=live_stream_parameters(
+            after="version",
+            fragments=LIVE_FRAGMENTS,
+            fragment="`live`: each message also carries `html`, the live part of the "
+            "tournament's web page as anyone sees it",
+        ),
+        responses=live_stream_responses(),
     )
     def get(self, request: Request, tournament_id: int) -> Response:  # pragma: no cover - docs
         """A tournament's changes, pushed (Server-Sent Events).
