@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Hashable
@@ -41,6 +42,7 @@ from django.conf import settings
 
 from accounts.auth import live_token_ids
 from api.asyncviews import in_thread
+from core.errors import Unavailable
 from realtime import hub
 from realtime.revocation import TOKEN_RECHECK_SECONDS
 
@@ -284,7 +286,17 @@ class Feed(Generic[S]):
                     self._due.clear()
                     # Read even with nobody subscribed while it lingers: the next watcher
                     # (a long poll's next request) is answered from its state.
-                    await self._read()
+                    try:
+                        await self._read()
+                    except Exception:  # a bug in a source must not end every watcher
+                        logger.exception("live feed %s %s failed", self.source.kind, self.key)
+                        self.error = Unavailable(
+                            "service_unavailable",
+                            "The live feed failed; try again shortly.",
+                            retry_after=math.ceil(READ_RETRY_SECONDS),
+                        )
+                        self._finish_read()
+                        await asyncio.sleep(READ_RETRY_SECONDS)
         finally:
             self.registry.forget(self)
 
