@@ -262,7 +262,7 @@ async def events_when_any(
     except feeds.Gone:
         raise NotFound("not_found", "No such game.") from None
     try:
-        subscriber.start(None)
+        subscriber.start(state, None)
         deadline = time.monotonic() + seconds
         while True:
             if subscriber.ended == "revoked":

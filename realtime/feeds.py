@@ -129,8 +129,8 @@ class Subscriber:
     a future made only while it waits rather than an ``asyncio.Event``."""
 
     __slots__ = (
-        "_behind", "_frames", "_waiter", "audience", "ended", "feed", "started",
-        "token_checked", "token_id",
+        "_behind", "_frames", "_waiter", "audience", "ended", "feed", "seen_position",
+        "seen_version", "started", "token_checked", "token_id",
     )  # fmt: skip
 
     def __init__(self, feed: Feed[Any], audience: Audience, token_id: int | None) -> None:
@@ -139,6 +139,9 @@ class Subscriber:
         self.token_id = token_id
         self.token_checked = time.monotonic()  # its caller was authenticated just now
         self.started = False
+        # The state its frames have brought it to: its version, and the id of its last message.
+        self.seen_version = -1
+        self.seen_position = 0
         self.ended: str | None = None  # why: "finished", "revoked", "gone", "slow"
         self._frames: list[bytes] = []
         self._behind = 0
@@ -148,10 +151,11 @@ class Subscriber:
     def loop(self) -> asyncio.AbstractEventLoop:
         return self.feed.loop
 
-    def start(self, first: bytes | None) -> None:
+    def start(self, state: State, first: bytes | None) -> None:
         """From now on the feed's frames are this subscriber's; ``first`` is its catch-up
-        (what it missed up to the feed's state), made without a wait since the state."""
+        (what it missed up to ``state``, the feed's), made without a wait since the state."""
         self.started = True
+        self.seen_version, self.seen_position = state.version, state.position
         if first is not None:
             self.push(first)
 
@@ -332,7 +336,7 @@ class Feed(Generic[S]):
         before, self.state = self.state, read.state
         if read.state is None:
             self.gone = True
-        self._deliver(read, before, audiences, tokens, live, now)
+        self._deliver(read, before, tokens, live, now)
         self._finish_read()
 
     def _finish_read(self) -> None:
@@ -343,13 +347,14 @@ class Feed(Generic[S]):
         self,
         read: Read[S],
         before: S | None,
-        asked: frozenset[Audience],
         checked: set[int],
         live: set[int],
         now: float,
     ) -> None:
+        """Bring every started subscriber to the state read: the read's frame of its audience
+        if it stood where the read began, else its own catch-up (it joined during the read,
+        or its audience's fragment is only made now)."""
         state = read.state
-        changed = state is not None and (before is None or state.version != before.version)
         for subscriber in list(self.subscribers):
             if subscriber.token_id in checked:
                 if subscriber.token_id not in live:
@@ -358,15 +363,24 @@ class Feed(Generic[S]):
                 subscriber.token_checked = now
             if state is None:
                 subscriber.end("gone")
-            elif subscriber.started:
-                frame = read.frames.get(subscriber.audience)
-                late = subscriber.audience not in asked  # it came during the read
-                if frame is None and late and changed and before is not None:
-                    frame = self.source.catch_up(state, subscriber.audience, before.position)
-                if frame is not None:
-                    subscriber.push(frame)
-                if state.ended:
-                    subscriber.end("finished")
+                continue
+            if not subscriber.started or subscriber.seen_version == state.version:
+                continue
+            audience = subscriber.audience
+            if not self.source.covers(state, audience):
+                self._wanted.add(audience)  # its fragment: the next read makes it
+                self.read_soon()
+                continue
+            frame = None
+            if before is not None and subscriber.seen_version == before.version:
+                frame = read.frames.get(audience)
+            if frame is None:
+                frame = self.source.catch_up(state, audience, subscriber.seen_position)
+            if frame is not None:
+                subscriber.push(frame)
+            subscriber.seen_version, subscriber.seen_position = state.version, state.position
+            if state.ended:
+                subscriber.end("finished")
 
     def check_tokens(self, live: set[int], checked: set[int], now: float) -> None:
         """The process-wide look's token check: end the subscribers whose token died."""
@@ -511,7 +525,7 @@ async def follow(
         state = await followed.ensure(audience)
         audience_of(state)  # refused now, if it changed meanwhile
         # No wait between the catch-up and the start: nothing is missed or sent twice.
-        subscriber.start(source.catch_up(state, audience, after))
+        subscriber.start(state, source.catch_up(state, audience, after))
         if state.ended:
             subscriber.end("finished")
     except BaseException:
