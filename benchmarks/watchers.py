@@ -5,6 +5,7 @@
                                             [--idle-seconds 30] [--baseline-seconds 10]
                                             [--page-watchers 200] [--connections 10000]
                                             [--club-tables 20] [--club-spectators 100]
+                                            [--club-tabs 60]
                                             [--idle-live N] [--idle-polls N]
                                             [--history-moves 150]
                                             [--history-connections 2000]
@@ -46,7 +47,9 @@ Scenarios (``--only``, comma-separated; all by default):
   game: what a connection costs with each.
 * ``club`` (both modes): ``--club-tables`` tables, each with its three seats' pages
   (``/live?fragment=table`` with the seat's token) and a mover playing each turn 2-5 s
-  after the one before; ``--club-spectators`` anonymous pages spread over the tables.
+  after the one before; ``--club-spectators`` anonymous pages spread over the tables; and
+  ``--club-tabs`` anonymous tabs of a tournament's page (``/tournaments/{id}/live``), the
+  tournament changed every 3 s (its last player entering or leaving): latency as for moves.
 
 The load generator is one process on uvloop: the streams are asyncio protocols over raw
 sockets (the HTTP/1.1 chunked encoding and the frames split by hand; a frame's version taken
@@ -446,19 +449,49 @@ class LiveWatcher(asyncio.Protocol):
             self.transport.close()
 
 
+class TournamentTab(LiveWatcher):
+    """A client of ``/tournaments/{id}/live``, as the tournament page follows it: each
+    frame's version is its event id. Its ``game`` is the tournament's id, negated, so that
+    its changes (``Move``s of that key) are told apart from the games' moves."""
+
+    def _payload(self, payload: bytes, now: float) -> None:
+        sse = self._sse + payload if self._sse else payload
+        while True:
+            end = sse.find(b"\n\n")
+            if end < 0:
+                break
+            message, sse = sse[:end], sse[end + 2 :]
+            if message.startswith(b":"):
+                self.keepalives.append(now)
+                continue
+            if message.startswith(b"id: "):
+                self.received.append((int(message[4 : message.find(b"\n")]), now))
+            if not self.first.done():
+                self.first.set_result(None)
+        self._sse = sse
+
+
 async def open_live(
-    port: int, targets: Sequence[tuple[int, str | None, str]], timeout: float = 120
+    port: int,
+    targets: Sequence[tuple[int, str | None, str]],
+    timeout: float = 120,
+    kind: type[LiveWatcher] = LiveWatcher,
 ) -> list[LiveWatcher]:
     """A stream per (game, token, query), ``CONNECT_AT_ONCE`` connecting at a time, each
-    returned once its first frame (the catch-up) has come."""
+    returned once its first frame (the catch-up) has come. A ``TournamentTab`` follows the
+    tournament ``-game``."""
     loop = asyncio.get_running_loop()
     gate = asyncio.Semaphore(CONNECT_AT_ONCE)
     watchers: list[LiveWatcher] = []
 
     async def one(game: int, token: str | None, query: str) -> None:
-        path = f"/api/v1/games/{game}/live{query}"
+        path = (
+            f"/api/v1/tournaments/{-game}/live{query}"
+            if kind is TournamentTab
+            else f"/api/v1/games/{game}/live{query}"
+        )
         request = request_head("GET", path, port, token, "Accept: text/event-stream\r\n\r\n")
-        watcher = LiveWatcher(game, request)
+        watcher = kind(game, request)
         watchers.append(watcher)
         async with gate:
             try:
@@ -624,6 +657,36 @@ class Mode:
         for token in tokens:
             by_seat[(await http.ok("GET", f"/games/{game}", token))["your_seat"]] = token
         return game, by_seat
+
+    async def new_tournament(self, http: Http) -> int:
+        """A swiss of classic, its registration open, all the players but the last in it."""
+        body = {
+            "name": f"Club night {random.randrange(10**6)}",
+            "rules": "classic",
+            "format": "swiss",
+            "rounds": 1,
+            "move_seconds": MOVE_SECONDS,
+        }
+        tournament = int((await http.ok("POST", "/tournaments", self.tokens[0], body))["id"])
+        for token in self.tokens[:-1]:
+            await http.ok("POST", f"/tournaments/{tournament}/register", token, {})
+        return tournament
+
+    async def change_tournament(
+        self, http: Http, tournament: int, changes: list[Move], until: float
+    ) -> None:
+        """The last player enters, then leaves, and so on, every 3 s until ``until``: each
+        change a new version of the tournament for its tabs (kept as a ``Move`` of the key
+        ``-tournament``)."""
+        entering = True
+        while time.monotonic() + 3 < until:
+            await asyncio.sleep(3)
+            action = "register" if entering else "withdraw"
+            await http.ok("POST", f"/tournaments/{tournament}/{action}", self.tokens[-1], {})
+            sent, answered = http.sent_at, time.monotonic()
+            version = int((await http.ok("GET", f"/tournaments/{tournament}"))["version"])
+            changes.append(Move(-tournament, version, sent, answered))
+            entering = not entering
 
 
 async def last_seq(http: Http, game: int) -> int:
@@ -1085,7 +1148,9 @@ def club_scenario(mode: Mode, args: argparse.Namespace) -> None:
         "a move 2-5 s after the one before"
     )
 
-    async def play(port: int, pid: int) -> tuple[Deliveries, Usage, LoopLag, int, list[Any]]:
+    async def play(
+        port: int, pid: int
+    ) -> tuple[Deliveries, Deliveries, Usage, int, list[LiveWatcher]]:
         http = Http(port)
         await mode.prepare(http)
         games = [await mode.new_game(http) for _ in range(tables)]
@@ -1094,6 +1159,9 @@ def club_scenario(mode: Mode, args: argparse.Namespace) -> None:
         ]
         targets += [(games[i % tables][0], None, "?fragment=table") for i in range(spectators)]
         watchers = await open_live(port, targets)
+        tournament = await mode.new_tournament(http)
+        tabs = await open_live(port, [(-tournament, None, "")] * args.club_tabs, kind=TournamentTab)
+        changes: list[Move] = []
         lag = LoopLag()
         lag_task = asyncio.create_task(lag.run())
         moves: list[Move] = []
@@ -1105,27 +1173,31 @@ def club_scenario(mode: Mode, args: argparse.Namespace) -> None:
         profile = start_profile(pid, args.seconds, f"club-{mode.name}")
         start = snapshot(pid)
         stop_at = start.at + args.seconds
-        await asyncio.gather(*(m.thinking(2.0, 5.0, stop_at) for m in movers))
+        await asyncio.gather(
+            *(m.thinking(2.0, 5.0, stop_at) for m in movers),
+            mode.change_tournament(http, tournament, changes, stop_at),
+        )
         end = snapshot(pid)
         await asyncio.sleep(GRACE_SECONDS)
         until = time.monotonic()
         lag_task.cancel()
-        for watcher in watchers:
+        for watcher in watchers + tabs:
             watcher.close()
         for mover in movers:
             mover.http.close()
         http.close()
         found = deliveries(moves, watchers, start.at, end.at, until)
+        tab_found = deliveries(changes, tabs, start.at, end.at, until)
         report_profile(profile, f"club-{mode.name}")
         print(
             f"  {lag_text(lag, start.at, end.at)}; refused moves "
             f"{sum(m.conflicts for m in movers)}, games finished "
             f"{sum(m.finished for m in movers)}"
         )
-        return found, usage(start, end), lag, open_now, watchers
+        return found, tab_found, usage(start, end), open_now, watchers + tabs
 
     with web_server(mode, "club") as (port, pid):
-        found, use, _, open_now, watchers = run(play(port, pid))
+        found, tab_found, use, open_now, watchers = run(play(port, pid))
     note(f"{label}: {open_now} connections open; " + errors_of(watchers, []))
     print(f"  {usage_text(use)}")
     row(
@@ -1136,7 +1208,22 @@ def club_scenario(mode: Mode, args: argparse.Namespace) -> None:
     )
     row(label, "missing", str(found.missing), "0", found.missing == 0)
     row(label, "latency from before the POST", latency_text(found.from_sent))
-    row(label, "p95 latency", f"{ms(found.from_sent, 0.95):.1f} ms")
+    row(
+        label,
+        "p95 latency",
+        f"{ms(found.from_sent, 0.95):.1f} ms",
+        "<= 250 ms",
+        ms(found.from_sent, 0.95) <= 250,
+    )
+    row(
+        label,
+        "tournament tabs",
+        f"{tab_found.watchers} tabs x {tab_found.moves} changes (an entrant leaving or "
+        f"entering again), missing {tab_found.missing}, "
+        f"latency {latency_text(tab_found.from_sent)}",
+        "0 missing, p95 <= 250 ms",
+        tab_found.missing == 0 and ms(tab_found.from_sent, 0.95) <= 250,
+    )
     cores = os.cpu_count() or 1
     row(
         label,
@@ -1144,6 +1231,8 @@ def club_scenario(mode: Mode, args: argparse.Namespace) -> None:
         f"{use.machine * 100:.1f}% (web {use.web / use.seconds * 100:.1f}% of a core, load"
         f" generator {use.own / use.seconds * 100:.1f}%, everything else"
         f" {use.others / use.seconds / cores * 100:.1f}% of the machine)",
+        "< 50%",
+        use.machine < 0.5,
     )
 
 
@@ -1184,6 +1273,7 @@ def main() -> None:
     parser.add_argument("--idle-polls", type=int, help="idle's long polls (--spectators)")
     parser.add_argument("--embedded-idle", type=int, default=100, help="each kind, embedded")
     parser.add_argument("--connections", type=int, default=10000, help="memory's streams")
+    parser.add_argument("--club-tabs", type=int, default=60, help="club's tournament tabs")
     parser.add_argument("--history-moves", type=int, default=150, help="memory, 2nd game")
     parser.add_argument("--history-connections", type=int, default=2000, help="0: skip it")
     parser.add_argument("--club-tables", type=int, default=20)

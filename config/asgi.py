@@ -18,11 +18,11 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 import django
-from asgiref.sync import iscoroutinefunction
+from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
@@ -122,6 +122,33 @@ class RequestThread(concurrent.futures.Executor):
             self._thread.join()
 
 
+async def send_until_disconnect(sending: Coroutine[Any, Any, None], receive: Any) -> None:
+    """Await ``sending`` (a streaming response's) until it ends or the client leaves.
+
+    After the request's body, the only message ``receive`` can give is ``http.disconnect``:
+    its arrival cancels the sending, whose stream ends (the server's ``send`` would
+    otherwise drop the stream's messages without a word until the stream's own end).
+    """
+    sender = asyncio.current_task()
+    assert sender is not None
+    sending_now = True
+
+    def client_left(_: object) -> None:
+        if sending_now:  # (a callback runs a step after the future is done)
+            sender.cancel()
+
+    left = asyncio.ensure_future(receive())
+    left.add_done_callback(client_left)
+    try:
+        await sending
+    except asyncio.CancelledError:
+        if not left.done() or sender.uncancel():  # cancelled from elsewhere too
+            raise
+    finally:
+        sending_now = False
+        left.cancel()
+
+
 def _settle(future: asyncio.Future[T], result: T | None, error: BaseException | None) -> None:
     if future.cancelled():  # the request was cancelled while its thread worked
         return
@@ -214,8 +241,8 @@ class ApiHandler(Handler):
     handler crosses four times, once for each, and a crossing cost about 190 µs of CPU
     (asgiref's ``sync_to_async``, measured on an idle loop) and, under load, a wait for the
     GIL on each side; this one crosses by :meth:`RequestThread.run`, cheaper still. The async
-    views (long polls, the streams) take Django's own path and hold no thread while they
-    wait.
+    views (long polls, the streams) hold no thread while they wait
+    (:meth:`handle_waiting`).
 
     Every response carries ``Server-Timing: app;dur=<ms>``, the time from the request
     reaching Django to its response starting (thread hand-offs included): what a client
@@ -233,10 +260,7 @@ class ApiHandler(Handler):
         send_timed = timed(send)
         sync, match = sync_view_route(scope)
         if not sync:
-            # A waiting view (a long poll, a stream) holds no thread while it waits: its
-            # database work crosses to a pooled thread (api.asyncviews.in_thread) and
-            # Django's own few sync calls go to asgiref's one shared thread.
-            await super().handle(scope, receive, send_timed)
+            await self.handle_waiting(scope, receive, send_timed, match)
             return
         executor = self._idle_executors.pop() if self._idle_executors else RequestThread()
         # Not if the request was cancelled or failed: its thread may still be at work.
@@ -260,6 +284,43 @@ class ApiHandler(Handler):
                 request.resolver_match = match
                 return match
         return super().resolve_request(request)
+
+    async def handle_waiting(
+        self, scope: dict[str, Any], receive: Any, send: Any, match: ResolverMatch | None
+    ) -> None:
+        """A request to an async view (a long poll, a stream), which may wait long.
+
+        It holds no thread: its database work crosses to a pooled thread
+        (``api.asyncviews.in_thread``). And it holds little memory while it waits: Django's
+        ``handle`` keeps the request, its body file and two tasks for the response's whole
+        life; here the request is let go once the view has answered, and one task waits for
+        the client to leave. No ``request_started`` (its receivers are for the database
+        connections of the loop's thread, which these views never open);
+        ``response.close()`` sends ``request_finished`` as Django does.
+        """
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            request.resolver_match = match
+            response = await self.run_get_response(request)
+            del request
+        body_file.close()
+        del body_file
+        if not response.streaming:
+            try:
+                await self.send_response(response, send)
+            finally:
+                await sync_to_async(response.close)()
+            return
+        # Closed before it streams: its closers (the request's) and the request with them
+        # are let go now rather than when the stream ends. Its content still streams (the
+        # stream's generator is closed by ``send_response``).
+        await sync_to_async(response.close)()
+        await send_until_disconnect(self.send_response(response, send), receive)
 
     async def handle_sync(
         self,

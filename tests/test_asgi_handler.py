@@ -135,7 +135,7 @@ def test_it_crosses_to_a_sync_views_thread_once(django_db_blocker: Any) -> None:
     result = run_requests(suite_process_env(django_db_blocker))
 
     # Django's own handler crosses four times: request_started, the view, the rendering
-    # and the closing. The async view (events) takes Django's path and its own crossings.
+    # and the closing. The async view (events) crosses for its own database work.
     assert result["statuses"] == [201, 200, 201, 400, 404, 404]
     assert result["codes"] == [None, None, None, "invalid_rules", "not_found", "not_found"]
     assert result["crossings"][:5] == [1, 1, 1, 1, 1]
@@ -198,3 +198,85 @@ def test_it_times_pages_and_api_responses_alike(django_db_blocker: Any) -> None:
     for _, timings in answers.values():
         assert len(timings) == 1
         assert re.fullmatch(r"app;dur=\d+\.\d", timings[0])
+
+
+STREAM = """
+import asyncio, gc, json
+
+from config.asgi import application  # first: it sets Django up
+
+from django.http import HttpRequest
+
+
+def scope_of(method, path, token=None, body=b""):
+    headers = [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode())]
+    if token:
+        headers.append((b"authorization", f"Token {token}".encode()))
+    return {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "scheme": "http",
+        "method": method, "path": path, "raw_path": path.encode(), "query_string": b"",
+        "root_path": "", "headers": headers, "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 80),
+    }
+
+
+async def main():
+    inbox = asyncio.Queue()
+    account = json.dumps({"username": "streamer0", "password": "correct horse battery"}).encode()
+    inbox.put_nowait({"type": "http.request", "body": account})
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    await application(scope_of("POST", "/api/v1/accounts/register", body=account), inbox.get, send)
+    token = json.loads(b"".join(m.get("body", b"") for m in sent[1:]))["token"]
+    sent.clear()
+    inbox.put_nowait({"type": "http.request", "body": b""})
+    streaming = asyncio.ensure_future(
+        application(scope_of("GET", "/api/v1/stream", token), inbox.get, send)
+    )
+    for _ in range(200):  # its head and its first line
+        if len(sent) > 1:
+            break
+        await asyncio.sleep(0.05)
+    gc.collect()
+    requests_held = sum(isinstance(o, HttpRequest) for o in gc.get_objects())
+    inbox.put_nowait({"type": "http.disconnect"})
+    try:
+        await asyncio.wait_for(streaming, 5)
+        ended = True
+    except asyncio.TimeoutError:
+        ended = False
+    return {
+        "status": sent[0]["status"],
+        "requests_held_while_streaming": requests_held,
+        "ended_when_the_client_left": ended,
+    }
+
+
+print(json.dumps(asyncio.run(main())))
+"""
+
+
+def test_it_lets_a_stream_go_of_its_request_and_ends_it_when_the_client_leaves(
+    django_db_blocker: Any,
+) -> None:
+    process = subprocess.run(
+        [str(VENV_BIN / "python"), "-c", STREAM],
+        cwd=ROOT,
+        env=suite_process_env(django_db_blocker),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode == 0, process.stderr
+    result = json.loads(process.stdout.splitlines()[-1])
+
+    # A stream may stay open for hours: what it keeps is what its connection costs.
+    assert result == {
+        "status": 200,
+        "requests_held_while_streaming": 0,
+        "ended_when_the_client_left": True,
+    }
