@@ -36,8 +36,8 @@ run: venv
 	@echo "  Ctrl-C stops the web server, the worker, beat and the move timer."
 	PATH="$(BIN):$$PATH" exec $(BIN)/honcho --procfile platform/Procfile --app-root $(CURDIR) start
 
-## test: ruff, mypy (the whole project; strict on the engine), the OpenAPI check and the
-## whole pytest suite.
+## test: ruff, mypy (the whole project; strict on the engine), the layers' import contracts
+## (import-linter, pyproject.toml), the OpenAPI check and the whole pytest suite.
 ## With CI=true: starts PostgreSQL and Redis if down, checks docker-compose.yml, and runs the
 ## suite twice, in service mode and on the embedded default, side by side (make -j2: much of
 ## the suite waits on clocks, servers and workers rather than the CPU). Each run has its own
@@ -54,6 +54,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-logo --no-cache
 
 schema: venv
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/python manage.py spectacular \
