@@ -55,7 +55,7 @@ server's own database, by ``pg_stat_activity``; PostgreSQL's processes of no dat
 Redis, which are shared, counted whole for the phase running) and of the load generator:
 a cost, steadier between runs on a shared machine than any throughput.
 
-Every latency is also given as the server measured it (``Server-Timing``, config/asgi.py):
+Every latency is also given as the server measured it (``Server-Timing``, server/handlers.py):
 the time in Django, thread hand-offs included; the rest went to uvicorn's event loop, the
 network and the load generator, which shares the 2 cores with the server. How late the load
 generator's own event loop was during the paced runs is printed too.
@@ -164,7 +164,7 @@ async def register(http: aiohttp.ClientSession, name: str) -> str:
 
 
 def server_seconds(headers: Mapping[str, str]) -> float:
-    """The time the server says it spent (``Server-Timing: app;dur=<ms>``, config/asgi.py)."""
+    """The time the server says it spent (``Server-Timing: app;dur=<ms>``, server/handlers.py)."""
     return float(headers["Server-Timing"].partition("dur=")[2]) / 1000
 
 

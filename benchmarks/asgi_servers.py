@@ -57,7 +57,7 @@ PLATFORM_APP = "config.asgi:application"
 TRIVIAL_APP = "benchmarks.asgi_servers:trivial_app"
 
 UVICORN = [str(BIN / "uvicorn"), "--host", "127.0.0.1", "--timeout-graceful-shutdown", "3"]
-BOUNDED = ("--http", "config.http_protocol:BoundedHttpToolsProtocol")
+BOUNDED = ("--http", "server.http_protocol:BoundedHttpToolsProtocol")
 GRANIAN = [str(BIN / "granian"), "--interface", "asgi", "--http", "1", "--host", "127.0.0.1"]
 
 PROCFILE = [*UVICORN, *BOUNDED, "--proxy-headers", "--no-server-header"]

@@ -123,11 +123,11 @@ def start_uvicorn(
 ) -> subprocess.Popen[bytes]:
     """uvicorn on loopback serving the checkout at ``code``, started as that checkout's
     platform/Procfile starts it (quiet, logging to ``var/<log_name>``); returned once it
-    answers. Since docs/decisions/0055 that is ``python -m config.serve``, each worker on a
+    answers. Since docs/decisions/0055 that is ``python -m server.serve``, each worker on a
     listening socket of its own; an older checkout has no such module and ran ``uvicorn``."""
     socket_a_worker = (code / "config" / "serve.py").exists()
     launcher = (
-        [str(BIN / "python"), "-m", "config.serve"] if socket_a_worker else [str(BIN / "uvicorn")]
+        [str(BIN / "python"), "-m", "server.serve"] if socket_a_worker else [str(BIN / "uvicorn")]
     )
     log = open(ROOT / "var" / log_name, "wb")  # noqa: SIM115
     process = subprocess.Popen(
@@ -136,7 +136,7 @@ def start_uvicorn(
             "config.asgi:application",
             *("--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)),
             *("--no-access-log", "--log-level", "warning"),
-            *("--http", "config.http_protocol:BoundedHttpToolsProtocol"),  # as the Procfile
+            *("--http", "server.http_protocol:BoundedHttpToolsProtocol"),  # as the Procfile
             *("--timeout-graceful-shutdown", "3"),
         ],
         cwd=code,

@@ -23,7 +23,7 @@ measures, in one run:
    that return the same data (its *twin*: a page that shows several lists has several, and
    its twin is their sum), alternately page first and twin first, ``--rounds`` times after
    20 unmeasured rounds, all over one keep-alive connection. Both carry the server's own
-   time (``Server-Timing: app;dur=``, config/asgi.py: from the request reaching Django to
+   time (``Server-Timing: app;dur=``, server/handlers.py: from the request reaching Django to
    its response starting), compared as the ratio of the medians (target: no page costs
    more than 2x its twin); the time the client waited (loopback, the whole body read) is
    compared too, and each page is also set against the closest single API call. A page

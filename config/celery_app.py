@@ -30,6 +30,6 @@ def _leave_the_worker_process_group(**_: Any) -> None:
 
 @worker_process_init.connect
 def _freeze_startup_objects(**_: Any) -> None:
-    from config.gc_tuning import freeze_startup_objects
+    from server.gc_tuning import freeze_startup_objects
 
     freeze_startup_objects()

@@ -2,7 +2,7 @@
 publishes), and what the request paths do when Redis is down.
 
 A client per thread, each holding one connection (redis-py's ``single_connection_client``):
-the request threads are kept between requests (config/asgi.py), and so are their clients
+the request threads are kept between requests (server/handlers.py), and so are their clients
 and connections. One process-wide client pooling its connections cost about 75 µs of CPU a
 command against 45 (redis-py 8.1: taking a connection from the pool and giving it back, a
 third of a command's client work; docs/decisions/0053). A thread's client is closed with
@@ -37,7 +37,7 @@ from redis.retry import Retry
 logger = logging.getLogger(__name__)
 
 #: Threads that may hold a connection of their own (the request threads kept idle,
-#: config/asgi.py's MAX_IDLE_REQUEST_THREADS, and as many at work).
+#: server/handlers.py's MAX_IDLE_REQUEST_THREADS, and as many at work).
 MAX_THREAD_CLIENTS = 128
 
 #: This thread's client (a :class:`_Held`).

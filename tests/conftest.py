@@ -223,7 +223,7 @@ def api_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveSer
 def serving_api(django_db_blocker: Any, log_name: str, **env: str) -> Iterator[LiveServer]:
     """Serve the API with uvicorn on the test database, the suite's cache and broker, with
     ``env`` added to its environment."""
-    from config.http_protocol import HTTP_PROTOCOL
+    from server.http_protocol import HTTP_PROTOCOL
     from tests.support import free_port
 
     port = free_port()
@@ -236,7 +236,7 @@ def serving_api(django_db_blocker: Any, log_name: str, **env: str) -> Iterator[L
             "--port",
             str(port),
             "--no-access-log",
-            # The request head limits of platform/Procfile's web server (config/http_protocol.py).
+            # The request head limits of platform/Procfile's web server (server/http_protocol.py).
             "--http",
             HTTP_PROTOCOL,
             "--timeout-graceful-shutdown",

@@ -15,8 +15,8 @@ from typing import TypeVar
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 #: The web server as platform/Procfile starts it: uvicorn's command, each worker on a listening
-#: socket of its own (config/serve.py); uvicorn's options follow.
-WEB_SERVER = [str(VENV_BIN / "python"), "-m", "config.serve", "config.asgi:application"]
+#: socket of its own (server/serve.py); uvicorn's options follow.
+WEB_SERVER = [str(VENV_BIN / "python"), "-m", "server.serve", "config.asgi:application"]
 
 T = TypeVar("T")
 

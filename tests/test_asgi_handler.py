@@ -1,4 +1,4 @@
-"""The ASGI server's API handler (config/asgi.py): one thread crossing a request, and each
+"""The ASGI server's API handler (server/handlers.py): one thread crossing a request, and each
 request's objects freed as it ends, not at a cycle collector's pass.
 
 The collector's full passes over what requests had left paused a server worker for 60-270 ms
@@ -25,7 +25,8 @@ REQUESTS = """
 import asyncio, gc, json
 from concurrent.futures import ThreadPoolExecutor
 
-from config.asgi import RequestThread, application  # first: it sets Django up
+from config.asgi import application  # first: it sets Django up
+from server.handlers import RequestThread
 
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase

@@ -1,4 +1,4 @@
-"""Limits on a request's head (config/http_protocol.py), against the suite's live server:
+"""Limits on a request's head (server/http_protocol.py), against the suite's live server:
 a huge header, many headers and a long URL are refused at once, in the API's error shape,
 and the server goes on serving."""
 
@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from config.http_protocol import MAX_HEAD_BYTES, MAX_HEADERS, MAX_URL_BYTES
+from server.http_protocol import MAX_HEAD_BYTES, MAX_HEADERS, MAX_URL_BYTES
 from tests.conftest import LiveServer
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,7 +11,7 @@ import weakref
 import pytest
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 
-from config.asgi import RequestThread
+from server.handlers import RequestThread
 
 
 class Thing:

@@ -1,8 +1,8 @@
-"""The web server's workers each listen on a socket of their own (config/serve.py).
+"""The web server's workers each listen on a socket of their own (server/serve.py).
 
 uvicorn's workers share one listening socket, and a worker that wakes first accepts every
 connection waiting at that moment: a burst of connections could all land on one worker and
-stay there while the other idled. ``python -m config.serve`` gives each worker its own
+stay there while the other idled. ``python -m server.serve`` gives each worker its own
 socket of the port (``SO_REUSEPORT``), and the kernel spreads the connections over them.
 Served here as platform/Procfile serves the platform, with ``WEB_CONCURRENCY=2``.
 """

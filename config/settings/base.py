@@ -91,7 +91,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-# The API's own stack under ASGI (config/asgi.py): tokens, not sessions, so none of the above.
+# The API's own stack under ASGI (server/handlers.py): tokens, not sessions, so none of the above.
 API_MIDDLEWARE = ["api.middleware.ApiGuardMiddleware"]
 
 ROOT_URLCONF = "config.urls"

@@ -8,7 +8,7 @@ with ``gc.callbacks`` under the paced load benchmark. Objects made while startin
 long as the process, so they are moved out of the collector's sight once started
 (``gc.freeze``); the passes then walk only what requests made.
 
-Requests themselves leave nothing for the collector: config/asgi.py breaks the reference
+Requests themselves leave nothing for the collector: server/handlers.py breaks the reference
 cycles Django's ASGI handler and Django REST framework made for every request. Before, each
 request's objects (about 125) waited for a full pass, and under the load benchmark those
 passes came every 5-8 s and took up to 270 ms; now they take under 10 ms.

@@ -10,7 +10,7 @@ whole into memory (40-60 MB each, issue #31). Here, while a request's head is co
 
 each answered at once, the connection then closed, without waiting for the rest. The parser
 holds at most the limit plus what one read brings. Served by ``uvicorn --http
-config.http_protocol:BoundedHttpToolsProtocol`` (platform/Procfile, docker-compose.yml);
+server.http_protocol:BoundedHttpToolsProtocol`` (platform/Procfile, docker-compose.yml);
 docs/decisions/0037-request-head-limits.md says why here and not in a proxy.
 """
 
@@ -24,7 +24,7 @@ import orjson
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 #: uvicorn's ``--http`` for this protocol.
-HTTP_PROTOCOL = "config.http_protocol:BoundedHttpToolsProtocol"
+HTTP_PROTOCOL = "server.http_protocol:BoundedHttpToolsProtocol"
 
 #: The URL of the request line (path and query), in bytes (nginx refuses past 8 KB too).
 MAX_URL_BYTES = 8 * 1024

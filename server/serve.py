@@ -1,6 +1,6 @@
 """The web server: uvicorn, each of its worker processes on a listening socket of its own.
 
-    python -m config.serve config.asgi:application [any of uvicorn's options]
+    python -m server.serve config.asgi:application [any of uvicorn's options]
 
 It is the ``uvicorn`` command (the same options, ``UVICORN_*`` variables and
 ``WEB_CONCURRENCY``) but for one thing. With ``--workers N``, uvicorn binds one socket and
