@@ -15,8 +15,8 @@ def me(player: Player, *, token: ApiToken) -> dict[str, Any]:
     """``GET /me``: the caller, with the scopes of the token they called with.
 
     The owner's name and the bots' in one plain query (the caller's row came with its
-    token): the ORM's two (``player.owner``, ``player.bots``) cost about 0.6 ms of CPU a
-    request, more than the rest of the request's work in the view.
+    token): the ORM's two (``player.owner``, ``player.bots``) cost more CPU than the rest of
+    the request's work in the view.
     """
     owner, bots = None, []
     with connection.cursor() as cursor:

@@ -1,9 +1,8 @@
 """The live tokens this web process authenticated lately, so that a request skips their query.
 
-Every API request looked its token up (one joined query, about a third of a ``GET /me``'s
-CPU, measured: docs/decisions/0048). Here a web process keeps each token it found live
-with its account, keyed by the key's hash, and trusts the entry only while no change to
-either can have gone unheard:
+Every API request looked its token up (one joined query, a large part of a ``GET /me``'s
+CPU). Here a web process keeps each token it found live with its account, keyed by the
+key's hash, and trusts the entry only while no change to either can have gone unheard:
 
 * every change that makes a token stop working or changes what an entry holds (revocation,
   log-out, rotation, an account deactivated or edited, a token or an account deleted) is

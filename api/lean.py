@@ -1,9 +1,9 @@
 """Lean views: the hot endpoints (``/me``, a game, an action) without the REST framework's
 dispatch, with its behaviour.
 
-A REST framework view spent about 1 ms of CPU a request on its own machinery (its
-``Request``, negotiation, authenticator and throttle objects, the renderer's context, the
-cycles left behind) around work that is a token lookup, a rate-limit count and one selector.
+A REST framework view spent much of a request's CPU on its own machinery (its ``Request``,
+negotiation, authenticator and throttle objects, the renderer's context, the cycles left
+behind) around work that is a token lookup, a rate-limit count and one selector.
 A lean view does the same steps, in the same order, with the same functions:
 
 1. content negotiation (406 ``not_acceptable``; an ``Accept`` of JSON or anything, the

@@ -40,14 +40,14 @@ rounds, and their figures are pooled (each round's rates and CPU per operation a
 too); the paced runs and the long game come after. Each measured phase is followed by
 ``--settle`` seconds of silence in which the server's CPU is read (with the connections
 still open to it, its workers' memory, its database's and Redis db's sizes): any work a
-phase left running into the next shows there (none did: docs/decisions/0047). Each phase
-also prints how its connections and CPU fell on uvicorn's workers. ``--baseline-only``:
-rounds of ``GET /me`` alone, no games (the machine's own drift).
+phase left running into the next shows there. Each phase also prints how its connections
+and CPU fell on uvicorn's workers. ``--baseline-only``: rounds of ``GET /me`` alone, no
+games (the machine's own drift).
 
-One baseline then one games phase, as before, gave ratios from 0.45 to 0.51 in
-back-to-back runs: the machine's speed drifts with its other tenants, and the games were
-measured cold (a baseline right after games was also slower than one on a server that had
-played none, in rates; its CPU per request is the same: docs/decisions/0047).
+One baseline then one games phase, as before, gave ratios that differed from run to run:
+the machine's speed drifts with its other tenants, and the games were measured cold (a
+baseline right after games was also slower than one on a server that had played none, in
+rates; its CPU per request is the same).
 
 The baseline and the games also report the CPU time per operation of the server side,
 read from ``/proc`` (``CpuMeter``: the uvicorn processes; the PostgreSQL backends of the
@@ -228,11 +228,10 @@ def own_client(base_url: str, connections: int = 100) -> aiohttp.ClientSession:
     """A simulated client's own connections, as a real client has (one shared pool made the
     load generator look through every connection for each request).
 
-    aiohttp, not httpx: sending the same ``POST`` to a server answering at once from an
-    ASGI app of five lines (3,000 requests, 30 at a time, three runs), httpx cost this
-    process 1.8-2.4 ms of CPU a request and aiohttp 0.24-0.33 ms. The load generator shares
-    the 2 cores with the server, and its own event loop's delays are in every latency
-    measured here.
+    aiohttp, not httpx: sending the same ``POST`` to a server answering at once from a
+    trivial ASGI app, httpx cost this process several times aiohttp's CPU a request. The
+    load generator shares the 2 cores with the server, and its own event loop's delays are
+    in every latency measured here.
     """
     return aiohttp.ClientSession(
         base_url,
@@ -320,10 +319,10 @@ class MachineStalls:
     """Moments when the machine ran nothing of ours: a process of its own, at the highest
     priority it may take, sleeps 1 ms at a time and reports each wake-up over 20 ms late.
 
-    Measured with the same loop at ``nice -20`` (reporting from 10 ms late): nothing in 30 s
-    on the idle machine, nothing with both cores busy with pure computation (with or without
-    200 fsyncs a second), but 536 late wake-ups in the 4 minutes of one run of this
-    benchmark, up to 141 ms. The monotonic clock is the machine's, shared with the probe.
+    The same loop at ``nice -20`` saw no late wake-up on the idle machine, nor with both
+    cores busy with pure computation (with or without fsyncs), but many in a run of this
+    benchmark: the machine's other tenants. The monotonic clock is the machine's, shared
+    with the probe.
     """
 
     def __enter__(self) -> MachineStalls:
@@ -356,8 +355,8 @@ async def play_games(
 
     Throughput is counted over a window that opens when every table has dealt its first
     game: before that, the clients connect their streams and the tables are created and
-    joined, a few requests in a row per table with no move possible yet (about 2 s of a
-    20 s phase with no move, measured), which a site whose tables play on does not have.
+    joined, a few requests in a row per table with no move possible yet, which a site whose
+    tables play on does not have.
     Tables that start a next game inside the window count it. ``window_opened`` is called
     at that moment (the CPU meter reads there). Latencies are of every move.
     """
@@ -444,8 +443,7 @@ async def play_games(
         seats = [asyncio.create_task(seat(t, random.Random(rng.random()))) for t in tokens]
         await asyncio.sleep(0.5)
         # Paced tables open at random moments over the first two think times: opened all in
-        # the same instant, 22 tables and 44 joins at once held every early move up for
-        # 100-400 ms.
+        # the same instant, every table's creation and joins at once held every early move up.
         await asyncio.gather(*(table_runner(group, rng.uniform(0, 2 * think)) for group in tables))
         elapsed = time.monotonic() - started
         for task in [*seats, lag_meter]:
@@ -453,7 +451,7 @@ async def play_games(
         await asyncio.gather(*seats, lag_meter, return_exceptions=True)
     # The opening (every table created, joined and dealt within 2 x think) is a burst a
     # site does not see; the moves sent from 2 x think + 3 s after the first show the
-    # steady state (measured: the opening's 3 s had a p99 of 357 ms, the next 3 s 50 ms).
+    # steady state (the opening's p99 is far above the steady one).
     steady_from = min(moments, default=0.0) + 2 * think + 3
     steady = [(lat, at) for lat, at in zip(latencies, moments, strict=True) if at >= steady_from]
     unstalled = [lat for lat, at in steady if not machine.during(at, at + lat)]
@@ -748,7 +746,7 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> None:
             )
         # Unmeasured warm-up of both phases: the database pools fill, lazy imports and caches
         # settle (without the games' warm-up, the first games round was the slowest of three
-        # in every run, 0.46-0.51 against 0.51-0.59 for the next two).
+        # in every run).
         warm_up = min(5.0, args.seconds)
         for s in servers:
             await baseline(s.base_url, s.tokens, warm_up)
@@ -792,8 +790,8 @@ def progress(phase: str) -> None:
     """A line on stderr as each phase starts, for whoever attaches a profiler to the server.
 
     The load generator's own cycle collector runs only here, between phases (it is off
-    from the start of the run): its passes paused this process for up to 81 ms mid-phase,
-    and a pause delays the moves due and the responses read, in the server's figures.
+    from the start of the run): its passes paused this process mid-phase, and a pause
+    delays the moves due and the responses read, in the server's figures.
     """
     gc.collect()
     print(f"{time.strftime('%H:%M:%S')} {phase}", file=sys.stderr, flush=True)

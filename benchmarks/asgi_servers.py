@@ -9,11 +9,11 @@ A, B, C...; round 2: the same order rotated by one) since the machine is shared 
 drifts. What is measured for each run is the CPU time (user + system, from ``/proc``) of
 the variant's processes (the server and its children) divided by the requests wrk
 completed: the server's CPU a request, printed as a ratio against the baseline (the web
-server as platform/Procfile started it before decision 0046, uvicorn's access log on,
-serving the same app), pooled over the rounds; with wrk's requests/s and p99 latency at that
-concurrency (wall-clock figures: noisy on a shared machine), and the context switches of the
-server's threads a request (``/proc``: a count, steady between runs, of the hand-offs
-between threads that the CPU figure pays for).
+server as platform/Procfile first started it, uvicorn's access log on, serving the same
+app), pooled over the rounds; with wrk's requests/s and p99 latency at that concurrency
+(wall-clock figures: noisy on a shared machine), and the context switches of the server's
+threads a request (``/proc``: a count, steady between runs, of the hand-offs between
+threads that the CPU figure pays for).
 
 The ``trivial`` variants serve :func:`trivial_app` (a fixed 2-byte JSON answer), so that
 what the server costs by itself shows beside what the platform's app costs on top of it.
@@ -21,7 +21,8 @@ what the server costs by itself shows beside what the platform's app costs on to
     .venv/bin/python benchmarks/asgi_servers.py [--rounds 3] [--seconds 5] [--connections 16]
 
 granian is measured only if it is installed (``.venv/bin/pip install granian``: it is not a
-dependency; docs/decisions/0046-web-server-options.md says why). wrk is Debian's ``wrk``.
+dependency, since it cannot keep the platform's answers to oversized request heads, as
+docs/operations.md says). wrk is Debian's ``wrk``.
 """
 
 from __future__ import annotations
@@ -64,9 +65,9 @@ PROCFILE = [*UVICORN, *BOUNDED, "--proxy-headers", "--no-server-header"]
 QUIET = "--no-access-log"
 
 # name → (command without the port and the app, the app). The first variant of each app is
-# the baseline of that app's ratios: the web server as platform/Procfile started it before
-# 0046, uvicorn's access log on (at info level, into a file here); the Procfile's now has
-# it off (UVICORN_ACCESS_LOG=false).
+# the baseline of that app's ratios: the web server as platform/Procfile first started it,
+# uvicorn's access log on (at info level, into a file here); the Procfile's now has it off
+# (UVICORN_ACCESS_LOG=false).
 VARIANTS: dict[str, tuple[list[str], str]] = {
     "uvicorn access log": (PROCFILE, PLATFORM_APP),
     "uvicorn procfile": ([*PROCFILE, QUIET], PLATFORM_APP),

@@ -8,8 +8,8 @@ Creates a fresh database (``sergeant_bench_bots``), uses Redis db 13, starts a C
 1. baseline: the Celery round trip of a no-op task (enqueue -> the task runs), 50 times;
 2. bot turn latency: tables of three ``house:heuristic`` bots, first one table alone, then
    ``--tables`` at once; latency = from one change of a game being written to the bot's
-   answering change being written (the ``at`` of their events; the last commit, ~1 ms, is
-   not included). Target: p50 <= 20 ms;
+   answering change being written (the ``at`` of their events; the last commit is not
+   included). Target: p50 <= 20 ms;
 3. timeout lateness: ``--timeout-tables`` tables of absent humans (1 s move time): how long
    after its deadline each timeout was played. Target: <= 1 s.
 """

@@ -123,8 +123,8 @@ def start_uvicorn(
 ) -> subprocess.Popen[bytes]:
     """uvicorn on loopback serving the checkout at ``code``, started as that checkout's
     platform/Procfile starts it (quiet, logging to ``var/<log_name>``); returned once it
-    answers. Since docs/decisions/0055 that is ``python -m server.serve``, each worker on a
-    listening socket of its own; an older checkout has no such module and ran ``uvicorn``."""
+    answers. That is ``python -m server.serve``, each worker on a listening socket of its
+    own; an older checkout has no such module and ran ``uvicorn``."""
     socket_a_worker = (code / "config" / "serve.py").exists()
     launcher = (
         [str(BIN / "python"), "-m", "server.serve"] if socket_a_worker else [str(BIN / "uvicorn")]

@@ -1,5 +1,5 @@
 """How much duplicate deals reduce luck: house:strong minus house:heuristic, with duplicate
-deals and with fresh deals, over the same number of games (docs/decisions/0044).
+deals and with fresh deals, over the same number of games.
 
 In-process on the engine (``bots.match.play_game``; no database), strong searching a fixed
 number of deals per decision (``--deals``) so that the machine's load does not change it.

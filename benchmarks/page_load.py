@@ -117,7 +117,7 @@ def progress(text: str) -> None:
 @contextmanager
 def quick_passwords() -> Iterator[None]:
     """Seeded accounts never log in: their passwords are hashed cheaply (Django's default
-    hasher costs 0.4 s of CPU an account here)."""
+    hasher is slow on purpose, and the seeding makes many accounts)."""
     from django.test import override_settings
 
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
@@ -185,8 +185,8 @@ def seed(games: int, jobs: int) -> dict[str, Any]:
         others = [create_person(f"person{i}", password=PASSWORD) for i in range(OPPONENTS)]
     organiser = others[0]
 
-    # The star's games, in ``jobs`` processes: a move waits mostly on PostgreSQL (measured,
-    # 30 games: 2.2x faster in 3 processes than in one). Each opens its own connections.
+    # The star's games, in ``jobs`` processes: a move waits mostly on PostgreSQL, so a few
+    # processes seed faster than one. Each opens its own connections.
     connections.close_all()
     connections["default"].close_pool()
     shares = [games // jobs + (i < games % jobs) for i in range(jobs)]
@@ -252,9 +252,8 @@ def seed(games: int, jobs: int) -> dict[str, Any]:
             )
         time.sleep(0.5)
     # The tables as autovacuum keeps a live site's (it is off on this machine's PostgreSQL):
-    # each move rewrote its game's row, and the seeding left 53,000 dead rows in games_game
-    # (62 MB for 1,067 games), which the profile's counts walked through (twice the pages
-    # read), and no planner statistics.
+    # each move rewrote its game's row, and the seeding left many dead rows in games_game,
+    # which the profile's counts walked through, and no planner statistics.
     with connections["default"].cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")
     progress(f"seeded in {time.monotonic() - started:.0f} s")

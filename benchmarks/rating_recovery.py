@@ -16,7 +16,7 @@ Rating inputs:
 
 * ``fresh / table ranks``: a plain tournament, each game rated by its own ranks;
 * ``duplicate / table ranks``: a duplicate tournament rated as the platform rates it today:
-  each game by its own ranks (ratings knows nothing of duplicate rounds, docs/decisions/0045);
+  each game by its own ranks (ratings knows nothing of duplicate rounds);
 * ``duplicate / seat comparison``: each round, for each seat, the players who held that
   seat's cards at the round's tables ranked against each other by game score (ties share a
   rank), rated as one OpenSkill match; each player is in exactly one such match a round;
@@ -100,8 +100,7 @@ def ladder(size: int) -> tuple[tuple[str, Strategy], ...]:
     """The field, strongest first (the order to recover; the calibration lines check it):
     the random decisions' probability in equal steps from the heuristic to house:random.
     Only the fast bots: house:strong at 2 or 4 deals a decision was not measurably above
-    the heuristic in a trial run, and at 8 deals it costs about 1.5 s a game (the history
-    file)."""
+    the heuristic in a trial run, and at 8 deals it is too slow for a field of many games."""
     steps = [k / (size - 1) for k in range(1, size - 1)]
     return (
         ("heuristic", choose_heuristic),

@@ -72,7 +72,7 @@ def _statement(
     """The one statement that updates ``fields`` of a ``model`` row where ``expected`` still
     hold and inserts ``groups`` (each model's count of new rows) if it did. Worked out once
     per shape (a move's shapes are few: its count of events and of stream lines), as its
-    text is the same every time: building it cost a tenth of the write's CPU."""
+    text is the same every time, and building it was a large part of the write's CPU."""
     quote = connection.ops.quote_name
     clauses, new_ids = [f"changed AS ({_update(model, fields, expected)} RETURNING 1)"], []
     for number, (new_model, count) in enumerate(groups):

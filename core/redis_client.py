@@ -3,14 +3,13 @@ publishes), and what the request paths do when Redis is down.
 
 A client per thread, each holding one connection (redis-py's ``single_connection_client``):
 the request threads are kept between requests (server/handlers.py), and so are their clients
-and connections. One process-wide client pooling its connections cost about 75 µs of CPU a
-command against 45 (redis-py 8.1: taking a connection from the pool and giving it back, a
-third of a command's client work; docs/decisions/0053). A thread's client is closed with
-the thread. At most ``MAX_THREAD_CLIENTS`` threads of a process hold one: past that (a
-process holding thousands of streams, each on a thread of its own), threads share one
-pooled client, so that Redis connections and file descriptors do not grow with the
-streams. (Django's cache objects are per thread too, but made anew in every thread that
-asks, so they are not used on the hot paths.)
+and connections. A process-wide client pooling its connections costs more CPU a command
+(taking a connection from the pool and giving it back is a large part of a command's client
+work). A thread's client is closed with the thread. At most ``MAX_THREAD_CLIENTS`` threads
+of a process hold one: past that (a process holding thousands of streams, each on a thread
+of its own), threads share one pooled client, so that Redis connections and file
+descriptors do not grow with the streams. (Django's cache objects are per thread too, but
+made anew in every thread that asks, so they are not used on the hot paths.)
 
 Redis is never the truth (the database is): a request that cannot reach it goes on without
 it (:func:`unavailable`, :func:`went_down`). Its client waits at most

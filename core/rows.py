@@ -1,10 +1,10 @@
 """Loading one model row by plain SQL, for the lookups every request or move makes.
 
 ``Model.objects.raw()`` works out afresh on every query how its columns map onto the model
-(``resolve_model_init_order``, the cursor's description): measured in-process on
-PostgreSQL, about 0.4-0.7 ms of CPU a query, more than the query itself. Here the column
-list and each field's converters are worked out once per model, and the instance is built
-the way the ORM builds it (``Model.from_db``), so it behaves like any loaded instance.
+(``resolve_model_init_order``, the cursor's description), which costs more CPU than the
+query itself. Here the column list and each field's converters are worked out once per
+model, and the instance is built the way the ORM builds it (``Model.from_db``), so it
+behaves like any loaded instance.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _shape(model: type[Model], vendor: str) -> tuple[str, list[str], list[Any]]:
 
 
 #: Per database connection (one per thread), each model's converters: the backend's are
-#: methods of that connection, and working them out cost 60-120 µs a lookup.
+#: methods of that connection, and working them out again on every lookup is costly.
 _converters_by_connection: WeakKeyDictionary[Any, dict[type[Model], list[Any]]] = (
     WeakKeyDictionary()
 )

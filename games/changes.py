@@ -19,8 +19,8 @@ conditional on the game's ``version`` being still the one the change was compose
 of two changes made from the same version exactly one is stored, and the other writes
 nothing (its caller reads the game again and decides anew). Not a row lock taken at the
 read: a move is then one statement in autocommit, where the lock cost a transaction
-(``BEGIN``, ``SELECT ... FOR UPDATE``, ``COMMIT``: three more round trips; measured in the
-load benchmark, 0.02-0.03 of the moves/s ratio: docs/decisions).
+(``BEGIN``, ``SELECT ... FOR UPDATE``, ``COMMIT``: three more round trips, and fewer moves
+a second under the load benchmark).
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ def event_rows(game: Game, events: Iterable[Event]) -> list[GameEvent]:
         game.last_seq += 1
         rows.append(
             GameEvent(
-                # By its id: setting the relation costs a third of making the row (Django's
+                # By its id: setting the relation is a large part of making the row (Django's
                 # descriptor), for an object no one reads from an event row written here.
                 game_id=game.pk,
                 seq=game.last_seq,

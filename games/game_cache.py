@@ -3,7 +3,7 @@
 A move reads the game's row, applies the action and writes the row back if its ``version``
 is still the one read (``games.changes.write``). When this process wrote the game's
 last change, the row it wrote is what a read would return: keeping it saves the read (a
-database round trip and the row's decoding, about 8% of a move's server CPU, measured).
+database round trip and the row's decoding).
 
 The cache is only a guess, never trusted for an answer:
 

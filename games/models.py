@@ -40,7 +40,7 @@ class Table(models.Model):
     # knows it knows every hand, so it is shown nowhere; and only house bots sit at such a
     # table (services._sit says why).
     deal_seed = models.CharField(max_length=64, blank=True, default="")
-    # Duplicate play (docs/decisions/0044): the finished game whose deals this table's game
+    # Duplicate play (docs/tournaments.md): the finished game whose deals this table's game
     # replays (its seed is put in ``deal_seed``). That game's record is public, so anyone can
     # look these deals up: for comparisons between honest groups and bots.
     duplicate_of = models.ForeignKey(

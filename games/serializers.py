@@ -259,8 +259,8 @@ def _action_validator(kind: str) -> _ActionSerializer | None:
 
     One instance per type and thread, used for its ``run_validation`` only (which keeps
     nothing of a call on the instance): a new serializer per move made the REST framework
-    deep-copy and bind its declared fields again every time, about half of the body's
-    validation CPU (docs/decisions/0052)."""
+    deep-copy and bind its declared fields again every time, a large part of the body's
+    validation CPU."""
     serializer_class = ACTION_SERIALIZERS.get(kind)
     if serializer_class is None:
         return None

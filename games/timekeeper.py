@@ -18,17 +18,14 @@ outage's length, measured from the last look that found both up, and as long aga
 ``RECONNECT_GRACE_MAX_SECONDS`` more) for everyone to reconnect: one UPDATE,
 :func:`games.services.extend_deadlines`. The grace is there because nothing comes back at
 once: clients retry with growing waits, and each process's connection pool (psycopg's
-doubles its wait between attempts) may reconnect well after the timer's own; in the fault
-tests a web process answered 3.2 s after the database was back from a 4 s outage. So a seat
-has after the outage at least the move time it had left when it began. The timer keeps the
-outage's start in memory only: one that it did not see begin (it was started during it, or
-restarted) is not made good. docs/operations.md and docs/decisions/0034-degraded-operation.md
-say why.
+doubles its wait between attempts) may reconnect well after the timer's own, seconds after
+the database is back. So a seat has after the outage at least the move time it had left when
+it began. The timer keeps the outage's start in memory only: one that it did not see begin
+(it was started during it, or restarted) is not made good. docs/operations.md says why.
 
-Measured before this design: a Celery task per move (with ``eta`` at its deadline) cost each
-move about 1 ms of the web server's CPU; a beat-sent sweep task twice a second cost beat and
-the worker about 18 ms of CPU a sweep on an idle site. The loop costs two indexed queries a
-look.
+Before this design, a Celery task per move (with ``eta`` at its deadline) cost every move
+web server CPU, and a beat-sent sweep task twice a second cost beat and the worker CPU on
+an idle site. The loop costs two indexed queries a look.
 """
 
 from __future__ import annotations

@@ -9,9 +9,8 @@ Parameters (openskill's defaults, which are TrueSkill's scale):
   performance around a player's skill.
 * ``tau`` 25/300 (sigma/100): each game first adds tau² to sigma², so sigma cannot collapse
   and the rating keeps following a player whose skill changes. With three-player tables it
-  settles near 1.5 after some hundreds of games (about 2.5 after 100 games; measured in
-  NOTES-ratings.md), i.e. well below ``beta``: the rating is then a confident estimate that
-  still moves by a noticeable amount after a surprising result.
+  settles near 1.5 after some hundreds of games, well below ``beta``: the rating is then a
+  confident estimate that still moves by a noticeable amount after a surprising result.
 
 Provisional: a rating is provisional while its sigma is above :data:`PROVISIONAL_SIGMA` (6).
 Against evenly matched opponents at three-player tables that takes about 14 rated games

@@ -3,7 +3,7 @@
 The database is the source of truth; a wake-up tells a waiter to look again, or carries the
 stream lines just committed (``lines``), so that the one stream they are for can send them
 without a look: every move sends a line to the next seat, and that look (a thread hop and a
-query) was a tenth of the server's CPU per move. A waiter still looks whenever a wake-up
+query) was a large part of the server's CPU per move. A waiter still looks whenever a wake-up
 comes without lines, when its wait times out, and at least every :func:`recheck_seconds`,
 so a lost or partial wake-up costs a delay, never a line.
 

@@ -42,15 +42,15 @@ def _pending_lines(player: Player) -> list[dict[str, Any]]:
 
 #: A stream's cursor moves past a message id once a look began this long after the id was
 #: delivered. It assumes that no transaction writing stream messages takes longer than this
-#: to commit (a move takes milliseconds; the longest, opening a tournament round, about
-#: 19 ms a table: 1.9 s for 100 tables); the stream logs every line it finds out of id
-#: order, with how late it was, to check this. SQLite runs one writer at a time, so its
-#: ids show in order: no wait.
+#: to commit (a move takes milliseconds; the longest, opening a tournament round, takes
+#: seconds for a large round); the stream logs every line it finds out of id order, with
+#: how late it was, to check this. SQLite runs one writer at a time, so its ids show in
+#: order: no wait.
 STREAM_SETTLE_SECONDS = 20.0
 #: At most this many ids are remembered above the settled one: each look reads the rows
-#: of its player back to the settled id (measured on PostgreSQL: 0.16 ms of its CPU a look
-#: with 20 ids left out, 3.3 ms with 1,000), so a stream getting more than about a dozen
-#: lines a second moves on sooner than the settle time.
+#: of its player back to the settled id (a look's CPU grows with the ids left out), so a
+#: stream getting more than about a dozen lines a second moves on sooner than the settle
+#: time.
 STREAM_RECENT_MAX = 256
 STREAM_PAGE = 100
 

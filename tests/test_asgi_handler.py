@@ -1,11 +1,10 @@
 """The ASGI server's API handler (server/handlers.py): one thread crossing a request, and each
 request's objects freed as it ends, not at a cycle collector's pass.
 
-The collector's full passes over what requests had left paused a server worker for 60-270 ms
-under load, and each crossing to a request's thread cost about 190 µs of CPU; these run
-requests through the server's own ASGI application, in a process of their own, as uvicorn
-calls it. Pages and API responses alike carry the time the server spent on them
-(``Server-Timing``).
+The collector's full passes over what requests had left paused a server worker under load,
+and each crossing to a request's thread cost CPU; these run requests through the server's
+own ASGI application, in a process of their own, as uvicorn calls it. Pages and API
+responses alike carry the time the server spent on them (``Server-Timing``).
 """
 
 from __future__ import annotations

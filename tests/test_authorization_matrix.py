@@ -84,7 +84,7 @@ class World:
     game_id: int
     hands: dict[str, set[str]]  # ann's, the bot's and carl's cards in the game
     tournament_id: int  # Ann's, running: round 1 is seated
-    #: One client for every cell (a new one costs about 80 ms, loading its TLS settings).
+    #: One client for every cell (a new one is slow to make: it loads its TLS settings).
     http: httpx.Client
 
     def ann(self) -> Client:

@@ -4,7 +4,7 @@
 ``rules`` (a preset) and ``result`` (``win``, ``shared`` or ``loss``), in pages of
 ``{count, next, previous, results}``; ``GET /players/{username}`` is the profile.
 
-The games are played in process through the services (about 70 ms each) from fixed deals
+The games are played in process through the services from fixed deals
 (``Table.deal_seed``) and fixed random actions, so each gives the same result on every
 database. The API is called in process too (DRF's APIClient): the page size is DRF's
 ``PageNumberPagination.page_size``, read from ``REST_FRAMEWORK["PAGE_SIZE"]`` once, when

@@ -1,7 +1,7 @@
-"""What one accepted move costs the databases below the view (docs/decisions/0050): its
-PostgreSQL statements, whether any runs inside a transaction (a ``BEGIN`` and a ``COMMIT``,
-two more round trips), and its Redis commands. Counts, not timings: a change that adds a
-round trip to the move path fails here."""
+"""What one accepted move costs the databases below the view: its PostgreSQL statements,
+whether any runs inside a transaction (a ``BEGIN`` and a ``COMMIT``, two more round trips),
+and its Redis commands. Counts, not timings: a change that adds a round trip to the move
+path fails here."""
 
 from __future__ import annotations
 

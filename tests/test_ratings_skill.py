@@ -24,7 +24,7 @@ def test_it_moves_a_seat_handed_to_a_house_bot_to_last_place() -> None:
 
 
 def test_it_takes_about_fourteen_even_games_to_leave_provisional() -> None:
-    # NOTES and ratings.skill say "about 14 games against evenly matched opponents".
+    # ratings.skill says "about 14 rated games" against evenly matched opponents.
     players = [1, 2, 3]
     states: dict[int, PlayerState | None] = dict.fromkeys(players)
     games = 0

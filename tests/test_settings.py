@@ -134,8 +134,8 @@ def test_it_reads_secret_key_debug_and_allowed_hosts_from_the_environment(
 
 
 def test_it_hides_the_servers_startup_objects_from_the_cycle_collector(tmp_path: Path) -> None:
-    # A full collection pass over Django's startup objects paused a server worker for
-    # 150-180 ms (see server/gc_tuning.py); frozen, they are not walked.
+    # A full collection pass over Django's startup objects paused a server worker (see
+    # server/gc_tuning.py); frozen, they are not walked.
     script = "import gc, config.asgi; print(gc.get_freeze_count())"
     output = subprocess.run(
         [str(VENV_BIN / "python"), "-c", script],

@@ -1,8 +1,8 @@
 """Entering someone else into a tournament takes their consent (docs/tournaments.md
-"Entrants", decision 0042): an organiser enters house bots, their own bots and themselves at
-once; another person, or another owner's bot, is invited (a ``tournament_invite`` line on the
-stream of that person or the bot's owner) and entered only when they accept with
-``register``. An invitation never answered lapses at the start."""
+"Entrants"): an organiser enters house bots, their own bots and themselves at once; another
+person, or another owner's bot, is invited (a ``tournament_invite`` line on the stream of
+that person or the bot's owner) and entered only when they accept with ``register``. An
+invitation never answered lapses at the start."""
 
 from __future__ import annotations
 

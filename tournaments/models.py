@@ -61,7 +61,7 @@ class Tournament(models.Model):
     filler_bot = models.CharField(max_length=30, default="house:random")
     points_by_rank = models.JSONField(default=default_points_by_rank)
     advance_per_table = models.PositiveSmallIntegerField(default=1)
-    # Duplicate play (docs/decisions/0044): every table of a round is dealt the same deals,
+    # Duplicate play (docs/tournaments.md): every table of a round is dealt the same deals,
     # and standings rank by each entrant's score against the same seat at the other tables.
     duplicate = models.BooleanField(default=False)
     status = models.CharField(max_length=12, choices=Status.choices, default="registering")
@@ -121,7 +121,7 @@ class Entrant(models.Model):
 class Invitation(models.Model):
     """An organiser's entry of someone else: a person, or another owner's bot account. The
     player (a bot's owner for a bot) accepts with ``register`` or declines; one never
-    answered lapses when the tournament starts (docs/tournaments.md, decision 0042)."""
+    answered lapses when the tournament starts (docs/tournaments.md)."""
 
     class Status(models.TextChoices):
         PENDING = "pending"

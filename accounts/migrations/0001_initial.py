@@ -2,7 +2,7 @@
 #
 # A database made before the move has these tables already (the games app's migration
 # 0001 made them): `manage.py migrate` records this migration as applied there instead of
-# running it (accounts/management/commands/migrate.py, docs/decisions/0028).
+# running it (accounts/management/commands/migrate.py).
 
 import core.json_codec
 import django.contrib.auth.models

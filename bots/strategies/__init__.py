@@ -5,7 +5,7 @@ dict the API sends the player), never the full game state, so a house bot can kn
 than a human in its seat.
 
 - ``random`` (:mod:`.random_bot`): a uniformly random legal action;
-- ``heuristic`` (:mod:`.heuristic`): rules of thumb for every phase, well under 5 ms a move;
+- ``heuristic`` (:mod:`.heuristic`): rules of thumb for every phase, no search, so fast;
 - ``strong`` (:mod:`.strong`): determinized search over the engine's playout kernel within
   the time budget, for card play; the heuristic elsewhere.
 

@@ -103,8 +103,8 @@ class HandState:
     def from_state(cls, state: Mapping[str, Any]) -> HandState:
         """The hand of a stored state (its lists copied). Raises what reading a malformed
         one raises (KeyError, TypeError, ValueError); the caller makes it a StateError."""
-        # Set one by one, not passed to the constructor: 27 keyword arguments cost twice as
-        # much, and the platform loads a state for every move. Read in the order of the
+        # Set one by one, not passed to the constructor: its many keyword arguments cost
+        # more, and the platform loads a state for every move. Read in the order of the
         # stored state, so a malformed one fails as it always did.
         hand = cls.__new__(cls)
         hand.step = state["step"]

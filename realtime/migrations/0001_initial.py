@@ -2,7 +2,7 @@
 #
 # A database made before the move has this table already (the games app's migration 0001
 # made it): `manage.py migrate` records this migration as applied there instead of running
-# it (accounts/management/commands/migrate.py, docs/decisions/0028).
+# it (accounts/management/commands/migrate.py).
 
 import core.json_codec
 import django.db.models.deletion

@@ -1,10 +1,9 @@
 """``flush`` as the suite runs it: what pytest-django calls after every transactional test.
 
 Django's own empties PostgreSQL with one TRUNCATE of every table and then makes the content
-types and permissions again (post_migrate): 0.3 s a test on an idle machine, about 0.9 s in
-CI beside the embedded run, over 400 times in service mode. Deleting the rows takes 0.01 s:
-each test leaves a few rows, and a TRUNCATE pays for new files for every table, written to
-disk at its commit, whatever they held.
+types and permissions again (post_migrate): slow, and run after every transactional test in
+service mode. Deleting the rows is far quicker: each test leaves a few rows, and a TRUNCATE
+pays for new files for every table, written to disk at its commit, whatever they held.
 
 So, called as the test case calls it, this one deletes the rows of every table but those of
 the content types and permissions, which only migrations write, and leaves post_migrate
