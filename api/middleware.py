@@ -1,8 +1,7 @@
 """API request guards that run before any view: a known host, a bounded body, no NUL.
 
-It is both sync and async capable: under ASGI the API is served with this middleware alone
-(see server/handlers.py), so a request does not hop between threads for every hook of Django's
-session, CSRF, auth and messages middleware, which the API does not use.
+It runs in the middleware of every sync view; the waiting (async) views, served without
+the middleware (server/handlers.py), have :func:`refusal` applied directly.
 """
 
 from __future__ import annotations

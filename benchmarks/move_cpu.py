@@ -351,7 +351,7 @@ class ThreadProfiles:
         import config.asgi as asgi_module
         from core import background
 
-        self.background, self.handler = background, asgi_module.api_handler
+        self.background, self.handler = background, asgi_module.application
         self.original_run, self.original_respond = background._run, self.handler._respond
 
         def run(work: Any) -> None:

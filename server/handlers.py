@@ -1,13 +1,11 @@
 """The platform's ASGI application (``config.asgi.application``), served by uvicorn so
 that waiting clients hold no thread.
 
-Two Django handlers share the process: ``/api/`` and ``/healthz`` go through one with the
-API's own middleware (``API_MIDDLEWARE``: async capable, no sessions or CSRF, since the API
-authenticates by token); everything else (admin, docs pages, static files) through the
-full ``MIDDLEWARE``. Under ASGI each sync-only hook of Django's classic middleware costs a
-thread hop; the API's middleware adds none, and a request to one of the API's sync views
-crosses to its thread once, for all of Django's sync work (see ``ApiHandler.handle``). Both
-handlers time their responses (``Server-Timing: app;dur=<ms>``, :func:`timed`).
+One handler (:class:`Handler`) serves every path, the API's and the pages', with
+Django's one ``MIDDLEWARE``. A request to a sync view crosses to a kept thread once, for all
+of Django's sync work; a request to an async view (the long polls and streams, which wait)
+is served on the event loop and holds no thread, no request and no middleware while it
+waits. Every response is timed (``Server-Timing: app;dur=<ms>``, :func:`timed`).
 """
 
 import asyncio
@@ -27,10 +25,12 @@ from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.core.handlers.base import BaseHandler
+from django.core.handlers.exception import response_for_exception
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from django.urls import Resolver404, ResolverMatch, get_resolver, set_script_prefix
 
+from api.middleware import refusal
 from server.gc_tuning import freeze_startup_objects
 
 MAX_IDLE_REQUEST_THREADS = 64
@@ -154,100 +154,32 @@ def _settle(future: asyncio.Future[T], result: T | None, error: BaseException | 
 
 
 class Handler(ASGIHandler):
-    """Django's handler, without a reference cycle per request.
+    """Django's ASGI handler for every path, with two changes: a request's sync work is done
+    in one crossing to a kept thread, and the waiting views hold nothing while they wait.
 
-    Django's ``listen_for_disconnect`` raises ``RequestAborted`` when the client's
-    ``http.disconnect`` arrives, which uvicorn sends once the response is out, so for every
-    request; ``handle()`` then re-raises it from the finished task and ignores it. The
-    exception's traceback holds ``handle()``'s frame, which holds the task, which holds the
-    exception: a cycle that kept each request's whole object graph (request, view, response,
-    the game's view) alive until the cycle collector's next full pass. This handler returns
-    instead, and drops what Django REST framework's objects hold of each other once the
-    response is rendered (:func:`release_rest_framework_cycles`).
-    """
+    Django runs each request's sync code (the middleware, the view, the request signals'
+    receivers) in a thread of its own: a ``ThreadSensitiveContext`` per request, whose
+    executor, and so thread, is started for the request and joined after it, and whose
+    database wrapper is built anew in every new thread; and it crosses to it once for each
+    piece of that work, and once more for each sync-only hook of the middleware. Here a
+    request to a sync view goes to a thread of a pool of :class:`RequestThread` that outlive
+    the requests (the pool grows to the number of requests served at once and keeps up to
+    ``MAX_IDLE_REQUEST_THREADS`` idle) once, for all of it, and the middleware runs there
+    in Django's sync mode (:class:`SyncHandler`), as under WSGI.
 
-    async def listen_for_disconnect(self, receive: Any) -> None:
-        with contextlib.suppress(RequestAborted):  # handle() ignores it too
-            await super().listen_for_disconnect(receive)
-
-    async def run_get_response(self, request: HttpRequest) -> HttpResponseBase:
-        response = await super().run_get_response(request)
-        release_rest_framework_cycles(response)
-        return response
-
-
-class SiteHandler(Handler):
-    """The pages' handler (everything outside ``/api/``): Django's own path through the full
-    middleware, its responses timed like the API's (``Server-Timing: app;dur=<ms>``), so a
-    page and the API calls that return the same data can be compared as the server saw them
-    (benchmarks/page_load.py)."""
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        await super().__call__(scope, receive, timed(send) if scope["type"] == "http" else send)
-
-
-def timed(send: Any) -> Any:
-    """``send`` that adds ``Server-Timing: app;dur=<ms>`` to the response's start: the time
-    from now (the request reaching Django) to the response starting."""
-    arrived = time.perf_counter()
-
-    async def send_timed(message: dict[str, Any]) -> None:
-        if message["type"] == "http.response.start":
-            spent_ms = (time.perf_counter() - arrived) * 1000
-            timing = (b"server-timing", b"app;dur=%.1f" % spent_ms)
-            message = {**message, "headers": [*message.get("headers", ()), timing]}
-        await send(message)
-
-    return send_timed
-
-
-def release_rest_framework_cycles(response: HttpResponseBase) -> None:
-    """Break the reference cycles a Django REST framework view leaves, once it has rendered.
-
-    Its response's ``renderer_context`` holds the response, the view and the request; the
-    view holds the request (and, with a ``get`` but no ``head``, its own bound ``get`` as
-    ``head``), whose ``parser_context`` holds the view and the request. Left alone, each
-    request's objects waited for the cycle collector, and its full passes over them were
-    the slowest moves (see server/gc_tuning.py).
-    """
-    context = getattr(response, "renderer_context", None)
-    if not context:
-        return
-    response.renderer_context = None
-    if (view := context.get("view")) is not None:
-        vars(view).clear()
-    if (rest_request := context.get("request")) is not None:
-        rest_request.parser_context.clear()
-
-
-class ApiHandler(Handler):
-    """Django's handler with the API's middleware, reusing the threads that run sync code.
-
-    Django runs each request's sync code (the view, the request signals' receivers) in a
-    thread of its own: a ``ThreadSensitiveContext`` per request, whose executor, and so
-    thread, is started for the request and joined after it, and whose database wrapper is
-    built anew in every new thread. Here each request still gets a thread to itself, but
-    from a pool of :class:`RequestThread` that outlive the requests (the pool grows to the
-    number of requests served at once, and keeps up to ``MAX_IDLE_REQUEST_THREADS`` idle).
-
-    A request to a sync view (every API view but the two waiting ones) goes to that thread
-    once, for all of Django's sync work: the ``request_started`` receivers, the middleware
-    and the view, the rendering and the closing (``request_finished``). Django's own
-    handler crosses four times, once for each, and a crossing cost about 190 µs of CPU
-    (asgiref's ``sync_to_async``, measured on an idle loop) and, under load, a wait for the
-    GIL on each side; this one crosses by :meth:`RequestThread.run`, cheaper still. The async
-    views (long polls, the streams) hold no thread while they wait
-    (:meth:`handle_waiting`).
+    A request to an async view (a long poll, a stream) is served by :meth:`handle_waiting`.
 
     Every response carries ``Server-Timing: app;dur=<ms>``, the time from the request
     reaching Django to its response starting (thread hand-offs included): what a client
     measures beyond it was spent in the server's event loop, the network or the client.
+
+    Django's own async middleware chain, which ``ASGIHandler`` builds, is not used.
     """
 
     def __init__(self) -> None:
         super().__init__()
         self._idle_executors: list[RequestThread] = []  # only touched on the loop
-        self._sync_views = SyncApiHandler()
+        self._sync_views = SyncHandler()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -269,29 +201,20 @@ class ApiHandler(Handler):
             else:  # after a burst (many streams at once), let the extra threads go
                 executor.shutdown(wait=False)
 
-    def resolve_request(self, request: HttpRequest) -> ResolverMatch:
-        """The route kept for the path (:func:`_route`), for the async views as for the sync
-        ones: a match made anew for each request, with the patterns it tried, stayed in
-        memory for as long as a stream was open."""
-        if not hasattr(request, "urlconf"):
-            match = _route(settings.ROOT_URLCONF, request.path_info)[1]
-            if match is not None:
-                request.resolver_match = match
-                return match
-        return super().resolve_request(request)
-
     async def handle_waiting(
         self, scope: dict[str, Any], receive: Any, send: Any, match: ResolverMatch | None
     ) -> None:
         """A request to an async view (a long poll, a stream), which may wait long.
 
         It holds no thread: its database work crosses to a pooled thread
-        (``api.asyncviews.in_thread``). And it holds little memory while it waits: Django's
-        ``handle`` keeps the request, its body file and two tasks for the response's whole
-        life; here the request is let go once the view has answered, and one task waits for
-        the client to leave. No ``request_started`` (its receivers are for the database
-        connections of the loop's thread, which these views never open);
-        ``response.close()`` sends ``request_finished`` as Django does.
+        (``api.asyncviews.in_thread``). It runs without the middleware, whose sync hooks
+        would each cross to a thread, and whose sync-only members (WhiteNoise) would hold
+        one for the whole wait: these views authenticate by themselves, and the API's guard
+        (known host, bounded body, no NUL: ``api.middleware.refusal``) is applied here. And
+        it holds little memory while it waits: the request is let go once the view has
+        answered, and one task waits for the client to leave. No ``request_started`` (its
+        receivers are for the database connections of the loop's thread, which these views
+        never open); ``response.close()`` sends ``request_finished`` as Django does.
         """
         try:
             body_file = await self.read_body(receive)
@@ -300,8 +223,8 @@ class ApiHandler(Handler):
         set_script_prefix(get_script_prefix(scope))
         request, response = self.create_request(scope, body_file)
         if request is not None:
-            request.resolver_match = match
-            response = await self.run_get_response(request)
+            assert match is not None  # only a resolved path is routed here
+            response = await waiting_view_response(request, match)
             del request
         body_file.close()
         del body_file
@@ -352,33 +275,67 @@ class ApiHandler(Handler):
             response.close()
         return response
 
-    def load_middleware(self, is_async: bool = False) -> None:
-        with api_middleware():
-            super().load_middleware(is_async)
 
-
-@contextlib.contextmanager
-def api_middleware() -> Any:
-    # BaseHandler reads settings.MIDDLEWARE; this runs at import, in one thread.
-    full_stack = settings.MIDDLEWARE
-    settings.MIDDLEWARE = settings.API_MIDDLEWARE
+async def waiting_view_response(request: HttpRequest, match: ResolverMatch) -> HttpResponseBase:
+    """The async view's response to ``request``, past the API's guard; an exception becomes
+    Django's response for it, as the middleware chain would make it."""
     try:
-        yield
-    finally:
-        settings.MIDDLEWARE = full_stack
+        refused = refusal(request)  # an unknown host raises DisallowedHost, as on the pages
+        if refused is not None:
+            return refused
+        request.resolver_match = match
+        response: HttpResponseBase = await match.func(request, *match.args, **match.kwargs)
+    except Exception as error:
+        response = await sync_to_async(response_for_exception, thread_sensitive=False)(
+            request, error
+        )
+    return response
 
 
-class SyncApiHandler(BaseHandler):
-    """The API's middleware and views in Django's sync mode, for ``ApiHandler._respond``;
-    its requests come resolved already (``sync_view_route``)."""
+class SyncHandler(BaseHandler):
+    """Django's middleware and views in its sync mode, for ``Handler._respond``; its
+    requests come resolved already (``sync_view_route``)."""
 
     def __init__(self) -> None:
         super().__init__()
-        with api_middleware():
-            self.load_middleware(is_async=False)
+        self.load_middleware(is_async=False)
 
     def resolve_request(self, request: HttpRequest) -> ResolverMatch:
         return request.resolver_match or super().resolve_request(request)
+
+
+def timed(send: Any) -> Any:
+    """``send`` that adds ``Server-Timing: app;dur=<ms>`` to the response's start: the time
+    from now (the request reaching Django) to the response starting."""
+    arrived = time.perf_counter()
+
+    async def send_timed(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            spent_ms = (time.perf_counter() - arrived) * 1000
+            timing = (b"server-timing", b"app;dur=%.1f" % spent_ms)
+            message = {**message, "headers": [*message.get("headers", ()), timing]}
+        await send(message)
+
+    return send_timed
+
+
+def release_rest_framework_cycles(response: HttpResponseBase) -> None:
+    """Break the reference cycles a Django REST framework view leaves, once it has rendered.
+
+    Its response's ``renderer_context`` holds the response, the view and the request; the
+    view holds the request (and, with a ``get`` but no ``head``, its own bound ``get`` as
+    ``head``), whose ``parser_context`` holds the view and the request. Left alone, each
+    request's objects waited for the cycle collector, and its full passes over them were
+    the slowest moves (see server/gc_tuning.py).
+    """
+    context = getattr(response, "renderer_context", None)
+    if not context:
+        return
+    response.renderer_context = None
+    if (view := context.get("view")) is not None:
+        vars(view).clear()
+    if (rest_request := context.get("request")) is not None:
+        rest_request.parser_context.clear()
 
 
 def sync_view_route(scope: dict[str, Any]) -> tuple[bool, ResolverMatch | None]:
@@ -390,9 +347,9 @@ def sync_view_route(scope: dict[str, Any]) -> tuple[bool, ResolverMatch | None]:
 
 @functools.lru_cache(maxsize=4096)
 def _route(urlconf: str, path: str) -> tuple[bool, ResolverMatch | None]:
-    """Kept per path: resolving it on the loop was about a twentieth of the loop's work for
-    a ``GET /me``. A match is only read: a view's arguments are unpacked from it, and the
-    API's middleware has no ``process_view`` that could change them."""
+    """Kept per path: resolving it on the loop was a noticeable part of the loop's work for
+    a ``GET /me``. A match is only read: a view's arguments are unpacked from it, and no
+    ``process_view`` of the middleware changes them."""
     try:
         match = get_resolver(urlconf).resolve(path)
     except Resolver404:
@@ -400,22 +357,9 @@ def _route(urlconf: str, path: str) -> tuple[bool, ResolverMatch | None]:
     return not iscoroutinefunction(match.func), match
 
 
-def is_api_path(path: str) -> bool:
-    return path.startswith("/api/") or path == "/healthz"
-
-
-def make_application() -> Callable[..., Any]:
-    """The ASGI application, once Django is set up: API paths to the API's handler, the
-    rest to the pages' handler. What was loaded to build them is then hidden from the cycle
-    collector (:func:`server.gc_tuning.freeze_startup_objects`)."""
-    site_handler = SiteHandler()
-    api_handler = ApiHandler()
+def make_application() -> Handler:
+    """The ASGI application, once Django is set up; what was loaded to build it is then
+    hidden from the cycle collector (:func:`server.gc_tuning.freeze_startup_objects`)."""
+    handler = Handler()
     freeze_startup_objects()
-
-    async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and is_api_path(scope["path"]):
-            await api_handler(scope, receive, send)
-        else:
-            await site_handler(scope, receive, send)
-
-    return application
+    return handler

@@ -79,20 +79,19 @@ INSTALLED_APPS = [
     "config.apps.WiringConfig",  # connects the apps to each other (config/wiring.py)
 ]
 
+# The pages' session, common, CSRF, auth and messages middleware are Django's, passed by on
+# the API's paths (server/middleware.py): the API authenticates by token.
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "api.middleware.ApiGuardMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "server.middleware.SessionMiddleware",
+    "server.middleware.CommonMiddleware",
+    "server.middleware.CsrfViewMiddleware",
+    "server.middleware.AuthenticationMiddleware",
+    "server.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
-
-# The API's own stack under ASGI (server/handlers.py): tokens, not sessions, so none of the above.
-API_MIDDLEWARE = ["api.middleware.ApiGuardMiddleware"]
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
