@@ -111,10 +111,43 @@ def test_it_lets_players_and_bots_enter_within_the_limits(api_server: LiveServer
     dan.ok("POST", f"{base}/register", 201)
 
     entrants = ann.ok("GET", f"{base}/entrants")
-    assert [e["username"] for e in entrants] == ["cat", "house:random #1", "dan"]
+    assert [e["username"] for e in entrants["results"]] == ["cat", "house:random #1", "dan"]
     ann.ok("POST", f"{base}/start")
     error_of(bob.post(f"{base}/register"), 409, "already_started")
     error_of(ann.post(f"{base}/entrants", json={"player": "bob"}), 409, "already_started")
+
+
+def test_it_pages_the_entrants_as_every_list(api_server: LiveServer) -> None:
+    ann = register(api_server.url, "ann")
+    base = f"/tournaments/{create(ann)['id']}"
+    ann.ok("POST", f"{base}/register", 201)
+    for _ in range(50):
+        ann.ok("POST", f"{base}/entrants", 201, json={"player": "house:random"})
+    anyone = Client(api_server.url)
+
+    first = anyone.ok("GET", f"{base}/entrants")
+    second = anyone.ok("GET", f"{base}/entrants?page=2")
+
+    assert first["count"] == second["count"] == 51
+    assert first["previous"] is None
+    assert first["next"] == f"{api_server.url}/api/v1{base}/entrants?page=2"
+    assert [e["username"] for e in first["results"]] == [
+        "ann",
+        *(f"house:random #{n}" for n in range(1, 50)),
+    ]
+    assert second["previous"] == f"{api_server.url}/api/v1{base}/entrants"
+    assert second["next"] is None
+    assert [e["username"] for e in second["results"]] == ["house:random #50"]
+    assert second["results"][0] == {
+        "username": "house:random #50",
+        "account": "house:random",
+        "is_bot": True,
+        "status": "active",
+        "rating": None,
+        "seed": None,
+    }
+    error_of(anyone.get(f"{base}/entrants?page=3"), 404, "not_found")
+    error_of(anyone.get("/tournaments/999999/entrants"), 404, "not_found")
 
 
 def test_it_keeps_every_organiser_action_in_the_audit_log(api_server: LiveServer) -> None:
