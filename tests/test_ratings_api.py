@@ -114,6 +114,24 @@ def test_it_answers_bad_rating_requests_with_the_error_shape(api_server: LiveSer
     assert [p["win_probability"] for p in fresh["players"]] == pytest.approx([1 / 3] * 3)
 
 
+def test_it_refuses_an_empty_pool_as_any_pool_not_in_the_schema(api_server: LiveServer) -> None:
+    (ann, bob, cy) = new_players("emptypool", 3)
+    anyone = Client(api_server.url)
+    table = f"players={ann.username},{bob.username},{cy.username}"
+
+    for path in (
+        "/ratings?pool=",
+        f"/players/{ann.username}/ratings?pool=",
+        f"/ratings/predict?pool=&{table}",
+        "/arena?pool=",
+    ):
+        error = error_of(anyone.get(path), 400, "unknown_pool")
+        assert error["known"] == ["classic", "race", "seventeen", "calls", "four-handed"]
+        assert list(error["fields"]) == ["pool"]
+    # Left out, it is the default pool.
+    assert anyone.ok("GET", f"/ratings/predict?{table}")["pool"] == "classic"
+
+
 def test_it_lists_established_provisional_and_inactive_players_apart() -> None:
     players = new_players("lists", 4)
     now = timezone.now()
