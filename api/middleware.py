@@ -6,13 +6,14 @@ the middleware (server/handlers.py), have :func:`refusal` applied directly.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import unquote
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from api.errors import error_body
@@ -27,11 +28,30 @@ def _has_nul(request: HttpRequest, body: bytes) -> bool:
     )
 
 
+def _unknown_host(request: HttpRequest) -> HttpResponse | None:
+    """400 ``invalid_host`` in the error shape for a ``Host`` not in ``ALLOWED_HOSTS`` (the
+    pages keep Django's HTML 400); logged as Django logs it."""
+    try:
+        request.get_host()
+    except DisallowedHost as error:
+        host = request.META.get("HTTP_HOST", "")
+        logging.getLogger("django.security.DisallowedHost").error(
+            str(error), extra={"status_code": 400}
+        )
+        return JsonResponse(
+            error_body("invalid_host", f"This server does not answer to the host {host!r}."),
+            status=400,
+        )
+    return None
+
+
 def refusal(request: HttpRequest) -> HttpResponse | None:
     """The response refusing this API request, or None to let it through."""
     if not request.path.startswith("/api/"):
         return None
-    request.get_host()  # ALLOWED_HOSTS: raises DisallowedHost (400) for an unknown host
+    refused = _unknown_host(request)
+    if refused is not None:
+        return refused
     body = b""
     if request.method in ("POST", "PUT", "PATCH"):
         limit = settings.API_MAX_BODY_BYTES
@@ -57,7 +77,7 @@ def refusal(request: HttpRequest) -> HttpResponse | None:
 
 class ApiGuardMiddleware:
     """Refuse API bodies over ``API_MAX_BODY_BYTES`` (413 ``body_too_large``), requests
-    carrying NUL characters (400 ``invalid``) and unknown hosts (400)."""
+    carrying NUL characters (400 ``invalid``) and unknown hosts (400 ``invalid_host``)."""
 
     sync_capable = True
     async_capable = True

@@ -95,7 +95,8 @@ AREA_OF_PATH = {"me": "accounts", "healthz": "health", "stream": "realtime"}
 
 #: Why any endpoint of a kind may refuse: the status, and when.
 COMMON_REFUSALS = {
-    "400": "a malformed body, a query with a NUL character, or bad input",
+    "400": "a malformed body, a query with a NUL character, bad input, or a `Host` the server"
+    " does not answer to",
     "401": "a token that is unknown or revoked (also where none is needed), or none where one is",
     "403": "a token without the scope the endpoint needs, or a logged-in browser's unsafe"
     " request without its CSRF token",

@@ -57,8 +57,12 @@ class RatingPointSerializer(serializers.Serializer[Any]):
 class PredictedPlayerSerializer(CurrentRatingSerializer):
     username = serializers.CharField()
     win_probability = serializers.FloatField()
-    predicted_rank = serializers.IntegerField()
-    rank_probability = serializers.FloatField()
+    predicted_rank = serializers.IntegerField(
+        help_text="1 for the likeliest winner (by win_probability; equal ones share a rank)"
+    )
+    rank_probability = serializers.FloatField(
+        help_text="the probability that the player finishes in place predicted_rank"
+    )
 
 
 class PredictionSerializer(serializers.Serializer[Any]):
@@ -123,9 +127,10 @@ class PredictView(APIView):
     def get(self, request: Request) -> Response:
         """The predicted outcome of a table.
 
-        openskill's win and rank probabilities for the `players` given (comma-separated, in seat
-        order), from their current ratings (inactivity applied; a newcomer's rating for unrated
-        players).
+        openskill's win probabilities for the `players` given (comma-separated, in seat order),
+        from their current ratings (inactivity applied; a newcomer's rating for unrated
+        players); each player's `predicted_rank` and `rank_probability`, the probability that
+        it finishes in that place.
         """
         pool = selectors.valid_pool(request.query_params.get("pool"))
         raw = request.query_params.get("players") or ""

@@ -25,9 +25,12 @@ LISTS = ("ranked", "provisional", "inactive")
 
 
 def valid_pool(pool: str | None) -> str:
-    pool = pool or DEFAULT_POOL
+    """``pool`` if it names a rating pool, the default pool if it is None (left out); else
+    400 ``unknown_pool``, the empty name too (``?pool=``: the schema's enum refuses it)."""
+    if pool is None:
+        return DEFAULT_POOL
     if pool not in POOLS:
-        message = f"No rating pool '{pool}'."
+        message = f"No rating pool '{pool}'." if pool else "The pool's name is empty."
         raise Invalid("unknown_pool", message, known=list(POOLS), fields={"pool": [message]})
     return pool
 

@@ -179,15 +179,57 @@ def next_state(state: PlayerState | None, change: Change, at: datetime) -> Playe
 @dataclass(frozen=True)
 class Prediction:
     win: list[float]
+    #: Each player's predicted rank, and the probability that the player finishes there.
     ranks: list[tuple[int, float]]
     draw: float
 
 
 def predict(skills: Sequence[Skill]) -> Prediction:
-    """openskill's predictions for a table of these players (one team each)."""
+    """openskill's predictions for a table of these players (one team each).
+
+    The predicted ranks are openskill's (``predict_rank``: by win probability, equal ones
+    sharing a rank). Its probabilities are not used: they are the normalised win shares,
+    ``predict_win``'s numbers again. Each rank's probability is :func:`place_probabilities`'
+    instead: how likely the player is to finish in that place.
+    """
     teams = [[MODEL.rating(mu=s.mu, sigma=s.sigma)] for s in skills]
+    win = MODEL.predict_win(teams)
+    places = place_probabilities(win)
     return Prediction(
-        win=MODEL.predict_win(teams),
-        ranks=[(int(rank), prob) for rank, prob in MODEL.predict_rank(teams)],
+        win=win,
+        ranks=[
+            (int(rank), places[player][int(rank) - 1])
+            for player, (rank, _) in enumerate(MODEL.predict_rank(teams))
+        ],
         draw=MODEL.predict_draw(teams),
     )
+
+
+def place_probabilities(win: Sequence[float]) -> list[list[float]]:
+    """``[player][place - 1]``: how likely each player is to finish in each place, when
+    ``win`` are the players' probabilities of finishing first.
+
+    The Plackett-Luce ranking (the model's namesake): the first place goes to a player with
+    its win probability, each next place to one of the players not yet placed in proportion
+    to their win probabilities. So a ranking's probability is the product, place by place,
+    of the placed player's share among those left, and the first place's probabilities are
+    ``win`` itself. Summed over the sets of players placed before (2^n of them, n the
+    players at the table).
+    """
+    n = len(win)
+    places = [[0.0] * n for _ in range(n)]
+    # The probability that the first len(placed) places went to the players of ``placed``
+    # (a bit set), in any order.
+    before = {0: 1.0}
+    for place in range(n):
+        after: dict[int, float] = {}
+        for placed, chance in before.items():
+            left = [player for player in range(n) if not placed >> player & 1]
+            total = math.fsum(win[player] for player in left)
+            for player in left:
+                share = win[player] / total if total > 0 else 1 / len(left)
+                places[player][place] += chance * share
+                now_placed = placed | 1 << player
+                after[now_placed] = after.get(now_placed, 0.0) + chance * share
+        before = after
+    return places

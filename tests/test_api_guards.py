@@ -1,12 +1,18 @@
-"""Edge cases found by review: seating errors, NUL characters, long emails, 401 headers."""
+"""Edge cases found by review: seating errors, NUL characters, long emails, 401 headers,
+unknown hosts."""
 
 from __future__ import annotations
 
+import json
 import time
 
+import httpx
 import pytest
+from django.http import HttpResponse
+from django.test import RequestFactory
 
-from tests.api_client import register
+from api.middleware import ApiGuardMiddleware
+from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -94,3 +100,33 @@ def test_it_reports_the_time_spent_in_django_in_server_timing(api_server: LiveSe
     name, _, duration = response.headers["Server-Timing"].partition(";dur=")
     assert name == "app"
     assert 0 < float(duration) <= measured_ms
+
+
+def test_it_refuses_an_unknown_host_on_api_paths_in_the_error_shape(api_server: LiveServer) -> None:
+    anyone = Client(api_server.url)
+    elsewhere = {"Host": "elsewhere.example"}
+
+    read = anyone.get("/tables", headers=elsewhere)
+    write = anyone.post(
+        "/accounts/token", json={"username": "a", "password": "b"}, headers=elsewhere
+    )
+    page = httpx.get(api_server.url + "/", headers=elsewhere)
+
+    error = error_of(read, 400, "invalid_host")
+    assert "elsewhere.example" in error["message"]
+    error_of(write, 400, "invalid_host")
+    # The pages keep Django's own answer.
+    assert page.status_code == 400
+    assert page.headers["content-type"].startswith("text/html")
+
+
+def test_it_refuses_an_unknown_host_under_the_whole_middleware_too() -> None:
+    # The pages' handler (and the test client) run the API's guard among Django's middleware.
+    guard = ApiGuardMiddleware(lambda request: HttpResponse("the view"))
+    request = RequestFactory().get("/api/v1/me", HTTP_HOST="elsewhere.example")
+
+    response = guard(request)
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert json.loads(response.content)["error"]["code"] == "invalid_host"

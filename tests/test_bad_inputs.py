@@ -495,7 +495,7 @@ def test_it_refuses_bad_query_parameters_naming_them(api_server: LiveServer) -> 
             error = error_of(response, 400, "invalid")
             assert name in error.get("fields", {}), (path, name, value, error)
 
-    for pool in ("nope", "CLASSIC"):
+    for pool in ("nope", "CLASSIC", ""):
         error = error_of(actor.get("/ratings", params={"pool": pool}), 400, "unknown_pool")
         assert "pool" in error["fields"], error
     assert actor.ok("GET", "/tables", params={"status": "playing"})["count"] == 1

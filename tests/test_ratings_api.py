@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from ratings import selectors, services
+from ratings import selectors, services, skill
 from ratings.models import Rating, RatingChange
 from tests.api_client import Client, error_of
 from tests.conftest import LiveServer
@@ -81,9 +81,15 @@ def test_it_predicts_a_table_as_openskill_does(api_server: LiveServer) -> None:
     assert [p["win_probability"] for p in body["players"]] == pytest.approx(
         OPENSKILL.predict_win(teams)
     )
-    assert [(p["predicted_rank"], p["rank_probability"]) for p in body["players"]] == [
-        (rank, pytest.approx(prob)) for rank, prob in OPENSKILL.predict_rank(teams)
+    assert [p["predicted_rank"] for p in body["players"]] == [
+        rank for rank, _ in OPENSKILL.predict_rank(teams)
     ]
+    places = skill.place_probabilities(OPENSKILL.predict_win(teams))
+    assert [p["rank_probability"] for p in body["players"]] == pytest.approx(
+        [places[i][p["predicted_rank"] - 1] for i, p in enumerate(body["players"])]
+    )
+    (last,) = [p for p in body["players"] if p["predicted_rank"] == 3]
+    assert last["rank_probability"] > last["win_probability"]  # likelier last than first
     assert [p["username"] for p in body["players"]] == [p.username for p in reversed(players)]
     assert math.isclose(sum(p["win_probability"] for p in body["players"]), 1.0)
 
@@ -106,6 +112,24 @@ def test_it_answers_bad_rating_requests_with_the_error_shape(api_server: LiveSer
         "GET", f"/ratings/predict?players={ann.username},{bob.username},{cy.username}"
     )
     assert [p["win_probability"] for p in fresh["players"]] == pytest.approx([1 / 3] * 3)
+
+
+def test_it_refuses_an_empty_pool_as_any_pool_not_in_the_schema(api_server: LiveServer) -> None:
+    (ann, bob, cy) = new_players("emptypool", 3)
+    anyone = Client(api_server.url)
+    table = f"players={ann.username},{bob.username},{cy.username}"
+
+    for path in (
+        "/ratings?pool=",
+        f"/players/{ann.username}/ratings?pool=",
+        f"/ratings/predict?pool=&{table}",
+        "/arena?pool=",
+    ):
+        error = error_of(anyone.get(path), 400, "unknown_pool")
+        assert error["known"] == ["classic", "race", "seventeen", "calls", "four-handed"]
+        assert list(error["fields"]) == ["pool"]
+    # Left out, it is the default pool.
+    assert anyone.ok("GET", f"/ratings/predict?{table}")["pool"] == "classic"
 
 
 def test_it_lists_established_provisional_and_inactive_players_apart() -> None:

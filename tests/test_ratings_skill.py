@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from itertools import permutations
+
+import pytest
 
 from games.engine import PRESETS
 from ratings import skill
@@ -57,3 +61,46 @@ def test_it_puts_every_preset_in_one_pool_of_one_table_size() -> None:
     assert pool_of("9-5-2-tallyn") == "race"
     assert table_size("four-handed") == 4
     assert table_size("classic") == 3
+
+
+def chance_of_order(win: Sequence[float], order: Sequence[int]) -> float:
+    """A whole ranking's probability, place by place: each place goes to one of the players
+    left in proportion to their win probabilities."""
+    chance, left = 1.0, list(range(len(win)))
+    for player in order:
+        chance *= win[player] / sum(win[p] for p in left)
+        left.remove(player)
+    return chance
+
+
+def test_it_gives_the_chance_of_finishing_at_the_predicted_rank() -> None:
+    strong, middle, weak = Skill(30.0, 3.0), Skill(25.0, 3.0), Skill(20.0, 3.0)
+
+    predicted = skill.predict([weak, strong, middle])
+
+    orders = list(permutations(range(3)))
+    assert [rank for rank, _ in predicted.ranks] == [3, 1, 2]
+    for seat, (rank, chance) in enumerate(predicted.ranks):
+        finishing_there = [order for order in orders if order[rank - 1] == seat]
+        assert chance == pytest.approx(
+            sum(chance_of_order(predicted.win, order) for order in finishing_there)
+        )
+    # First place is the win; the other places are not.
+    assert predicted.ranks[1][1] == pytest.approx(predicted.win[1])
+    assert predicted.ranks[0][1] != pytest.approx(predicted.win[0])
+    assert predicted.ranks[2][1] != pytest.approx(predicted.win[2])
+    # The weakest player is far likelier to be last than to win.
+    assert predicted.ranks[0][1] > 0.6 and predicted.win[0] < 0.15
+
+
+def test_it_gives_each_player_every_place_with_a_total_of_one() -> None:
+    win = [0.5, 0.3, 0.15, 0.05]
+
+    places = skill.place_probabilities(win)
+
+    assert [row[0] for row in places] == pytest.approx(win)
+    for row in places:  # each player finishes somewhere
+        assert math.fsum(row) == pytest.approx(1.0)
+    for place in range(4):  # each place goes to someone
+        assert math.fsum(row[place] for row in places) == pytest.approx(1.0)
+    assert skill.place_probabilities([0.0, 0.0, 1.0])[0] == pytest.approx([0.0, 0.5, 0.5])

@@ -79,9 +79,9 @@ RULES_THE_SCHEMA_CANNOT_STATE = {
         " name a finished game (404 or 409 otherwise)",
     ),
     "POST /api/v1/tournaments": (
-        ("humans_allowed", "min_rating", "filler_bot", "rounds", "duplicate"),
+        ("humans_allowed", "min_rating", "rounds", "duplicate"),
         "settings that depend on each other: someone may enter, min_rating <= max_rating,"
-        " a house bot as filler, neither rounds nor duplicate for a knockout",
+        " neither rounds nor duplicate for a knockout",
     ),
 }
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from accounts.services import HOUSE_BOTS
 from games.models import Game
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer, WorkerInfo
@@ -18,8 +19,11 @@ from tournaments.models import Round
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+SWISS = {"name": "Friday swiss", "format": "swiss", "rounds": 2, "hands_per_game": 1}
+
+
 def create(client: Client, **fields: Any) -> dict[str, Any]:
-    body = {"name": "Friday swiss", "format": "swiss", "rounds": 2, "hands_per_game": 1, **fields}
+    body = {**SWISS, **fields}
     created = client.ok("POST", "/tournaments", 201, json=body)
     assert isinstance(created, dict)
     return created
@@ -50,6 +54,25 @@ def test_it_creates_a_tournament_with_an_organise_token(api_server: LiveServer) 
     assert created["players"] == [] and created["rounds"] == [] and created["standings"] == []
     listed = ann.ok("GET", "/tournaments?status=registering")
     assert [t["id"] for t in listed["results"]] == [created["id"]]
+
+
+def test_it_lists_the_house_bots_a_filler_may_be_in_the_schema(api_server: LiveServer) -> None:
+    ann = register(api_server.url, "ann")
+    components = ann.ok("GET", "/schema/?format=json")["components"]["schemas"]
+
+    for body in ("TournamentSettingsRequest", "PatchedTournamentSettingsRequest"):
+        filler_bot = components[body]["properties"]["filler_bot"]
+        (named,) = filler_bot["allOf"]  # an enum is a component of its own, as odd_count's
+        enum = components[named["$ref"].removeprefix("#/components/schemas/")]
+        assert enum == {"type": "string", "enum": list(HOUSE_BOTS)}, body
+        assert filler_bot["default"] == "house:random", body
+    # What the schema lists is what the server takes; another name is refused.
+    for bot in HOUSE_BOTS:
+        assert create(ann, filler_bot=bot)["filler_bot"] == bot
+    refused = error_of(
+        ann.post("/tournaments", json={**SWISS, "filler_bot": "house:nope"}), 400, "unknown_bot"
+    )
+    assert refused["known"] == list(HOUSE_BOTS)
 
 
 def test_it_refuses_to_create_without_the_organise_scope(api_server: LiveServer) -> None:
@@ -111,10 +134,43 @@ def test_it_lets_players_and_bots_enter_within_the_limits(api_server: LiveServer
     dan.ok("POST", f"{base}/register", 201)
 
     entrants = ann.ok("GET", f"{base}/entrants")
-    assert [e["username"] for e in entrants] == ["cat", "house:random #1", "dan"]
+    assert [e["username"] for e in entrants["results"]] == ["cat", "house:random #1", "dan"]
     ann.ok("POST", f"{base}/start")
     error_of(bob.post(f"{base}/register"), 409, "already_started")
     error_of(ann.post(f"{base}/entrants", json={"player": "bob"}), 409, "already_started")
+
+
+def test_it_pages_the_entrants_as_every_list(api_server: LiveServer) -> None:
+    ann = register(api_server.url, "ann")
+    base = f"/tournaments/{create(ann)['id']}"
+    ann.ok("POST", f"{base}/register", 201)
+    for _ in range(50):
+        ann.ok("POST", f"{base}/entrants", 201, json={"player": "house:random"})
+    anyone = Client(api_server.url)
+
+    first = anyone.ok("GET", f"{base}/entrants")
+    second = anyone.ok("GET", f"{base}/entrants?page=2")
+
+    assert first["count"] == second["count"] == 51
+    assert first["previous"] is None
+    assert first["next"] == f"{api_server.url}/api/v1{base}/entrants?page=2"
+    assert [e["username"] for e in first["results"]] == [
+        "ann",
+        *(f"house:random #{n}" for n in range(1, 50)),
+    ]
+    assert second["previous"] == f"{api_server.url}/api/v1{base}/entrants"
+    assert second["next"] is None
+    assert [e["username"] for e in second["results"]] == ["house:random #50"]
+    assert second["results"][0] == {
+        "username": "house:random #50",
+        "account": "house:random",
+        "is_bot": True,
+        "status": "active",
+        "rating": None,
+        "seed": None,
+    }
+    error_of(anyone.get(f"{base}/entrants?page=3"), 404, "not_found")
+    error_of(anyone.get("/tournaments/999999/entrants"), 404, "not_found")
 
 
 def test_it_keeps_every_organiser_action_in_the_audit_log(api_server: LiveServer) -> None:

@@ -187,11 +187,16 @@ class EntrantsView(APIView):
 
     @extend_schema(
         operation_id="tournaments_entrants_list",
-        responses={200: EntrantSerializer(many=True), 404: ERROR},
+        responses={200: paginated(EntrantSerializer), 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
-        """A tournament's entrants."""
-        return Response(selectors.entrants_data(selectors.tournament(tournament_id)))
+        """A tournament's entrants.
+
+        In the order they entered, paginated: `{username, account, is_bot, status, rating,
+        seed}` (`username`: `house:random #2` for the second `house:random` entrant).
+        """
+        rows = selectors.entrants_of(tournament_id)
+        return paginate(self, request, rows, shown=selectors.entrants_shown)
 
     @extend_schema(
         operation_id="tournaments_entrants_add",

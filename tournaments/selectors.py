@@ -193,8 +193,17 @@ def entrant_data(entrant: Entrant) -> dict[str, Any]:
     }
 
 
+def entrants_of(tournament_id: int) -> QuerySet[Entrant]:
+    """A tournament's entrants, in the order they entered (404 for an unknown tournament)."""
+    return tournament(tournament_id).entrants.select_related("player").order_by("pk")
+
+
+def entrants_shown(rows: list[Entrant]) -> list[dict[str, Any]]:
+    return [entrant_data(e) for e in rows]
+
+
 def entrants_data(tournament: Tournament) -> list[dict[str, Any]]:
-    return [entrant_data(e) for e in tournament.entrants.select_related("player")]
+    return entrants_shown(list(tournament.entrants.select_related("player")))
 
 
 def table_data(table: TournamentTable, names: dict[int, str], filler: str) -> dict[str, Any]:

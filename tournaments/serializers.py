@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from accounts.services import HOUSE_BOTS
 from api.strict import StrictSerializer
 from games.engine import PRESETS
 from games.serializers import RulesField, rules_schema
@@ -21,6 +22,13 @@ RATING_LIMIT_BOUND = 1000.0
 @extend_schema_field(rules_schema([name for name, r in PRESETS.items() if r.players == 3]))
 class TournamentRulesField(RulesField):
     """A tournament's rules: those of a preset whose tables seat three."""
+
+
+@extend_schema_field({"type": "string", "enum": list(HOUSE_BOTS)})
+class HouseBotField(serializers.CharField):
+    """A house bot's name, listed as an enum in the schema. A text, not a choice, for the
+    service's refusal of another name: 400 ``unknown_bot`` with the house bots as ``known``,
+    as for a house bot entered by name (docs/tournaments.md)."""
 
 
 class TournamentSettingsSerializer(StrictSerializer):
@@ -78,7 +86,9 @@ class TournamentSettingsSerializer(StrictSerializer):
         default="fillers",
         help_text="players not filling tables of three: filler house bots, or byes",
     )
-    filler_bot = serializers.CharField(max_length=30, default="house:random")
+    filler_bot = HouseBotField(
+        max_length=30, default="house:random", help_text="the house bot that fills empty seats"
+    )
     points_by_rank = serializers.ListField(
         child=serializers.FloatField(min_value=-1000, max_value=1000),
         min_length=3,
