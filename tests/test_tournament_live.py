@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+import threading
 import time
 from typing import Any
 
@@ -224,3 +225,44 @@ def test_it_names_what_changed() -> None:
     assert selectors.live_changes(
         registering, {**registering, "players": gone, "standings": []}
     ) == ["entrants_changed"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_reads_a_tournament_at_one_moment_while_players_enter() -> None:
+    """The tournament's detail (what its live feed and its page send) is read in several
+    queries; a player entering between two of them is in every part or in none (a standings
+    line without its entrant failed the read)."""
+    from django.db import connection, connections
+
+    from tests.tournament_helpers import new_tournament, players
+    from tournaments.models import Entrant
+
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite's transactions here lock out writers: its reads are not pinned")
+
+    creator, *early = players("snap", 3)
+    late = players("snaplate", 1)[0]
+    tournament = new_tournament(creator, early)
+    entered: list[bool] = []
+
+    def enter_late() -> None:
+        services.register(late, tournament.pk)
+        connections.close_all()
+
+    def between_queries(execute: Any, sql: str, *args: Any) -> Any:
+        result = execute(sql, *args)
+        if not entered and "tournaments_entrant" in sql:
+            entered.append(True)  # after the first read of the entrants, another writes
+            writer = threading.Thread(target=enter_late)
+            writer.start()
+            writer.join()
+        return result
+
+    with connection.execute_wrapper(between_queries):
+        detail = selectors.tournament_detail(tournament.pk)
+
+    assert entered
+    names = {p["username"] for p in detail["players"]}
+    assert {line["username"] for line in detail["standings"]} == names
+    assert late.username not in names
+    assert Entrant.objects.filter(tournament=tournament).count() == 3

@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404
 
 from accounts.models import Player
 from core.errors import NotFound
+from core.snapshot import snapshot
 from games.models import Game
 from games.selectors import iso
 from tournaments import seating
@@ -97,9 +98,16 @@ def entrant_history(tournament: Tournament) -> seating.History:
 # --- Standings ------------------------------------------------------------------------------
 
 
-def standings(tournament: Tournament, up_to_round: int | None = None) -> list[Line]:
-    """Everyone entered, best first (see tournaments.standings for the order)."""
-    entries = [Entry(e.pk, e.seed or 0, e.eliminated_in_round) for e in tournament.entrants.all()]
+def standings(
+    tournament: Tournament,
+    up_to_round: int | None = None,
+    entrants: list[Entrant] | None = None,
+) -> list[Line]:
+    """Everyone entered (``entrants``, or those read now), best first (see
+    tournaments.standings for the order)."""
+    if entrants is None:
+        entrants = list(tournament.entrants.all())
+    entries = [Entry(e.pk, e.seed or 0, e.eliminated_in_round) for e in entrants]
     tables = {
         t.pk: [e for e in t.entrant_ids() if e is not None]
         for t in TournamentTable.objects.filter(round__tournament=tournament)
@@ -121,9 +129,12 @@ def standings_order(tournament: Tournament) -> list[int]:
 
 
 def standings_data(tournament: Tournament, up_to_round: int | None = None) -> list[dict[str, Any]]:
-    entrants = {e.pk: e for e in tournament.entrants.all()}
+    # One read of the entrants for the lines and their names: a player entering meanwhile
+    # is in both or in neither.
+    read = list(tournament.entrants.all())
+    entrants = {e.pk: e for e in read}
     rows = []
-    for line in standings(tournament, up_to_round):
+    for line in standings(tournament, up_to_round, read):
         entrant = entrants[line.entrant]
         row: dict[str, Any] = {
             "rank": line.rank,
@@ -347,19 +358,22 @@ def tournament_detail(
 ) -> dict[str, Any]:
     """The tournament as ``viewer`` sees it (pending invitations: see
     :func:`invitations_shown`); without its audit log when not ``audit``."""
-    found = tournament(tournament_id)
-    names = _names(found)
-    detail = {
-        **tournament_summary(found),
-        "organisers": organisers_data(found),
-        "players": entrants_data(found),
-        "invitations": invitations_shown(found, viewer),
-        "forbidden_pairs": forbidden_pairs_data(found),
-        "rounds": [round_data(found, r, names) for r in found.round_set.all()],
-        "standings": standings_data(found),
-    }
-    if audit:
-        detail["audit"] = audit_data(found)
+    # Its parts are read in several queries: all of them at one moment, so that an entrant
+    # who comes or goes meanwhile is in every part or in none.
+    with snapshot():
+        found = tournament(tournament_id)
+        names = _names(found)
+        detail = {
+            **tournament_summary(found),
+            "organisers": organisers_data(found),
+            "players": entrants_data(found),
+            "invitations": invitations_shown(found, viewer),
+            "forbidden_pairs": forbidden_pairs_data(found),
+            "rounds": [round_data(found, r, names) for r in found.round_set.all()],
+            "standings": standings_data(found),
+        }
+        if audit:
+            detail["audit"] = audit_data(found)
     return detail
 
 
