@@ -72,6 +72,24 @@ VARIANTS: dict[str, tuple[list[str], str]] = {
     "uvicorn access log": (PROCFILE, PLATFORM_APP),
     "uvicorn procfile": ([*PROCFILE, QUIET], PLATFORM_APP),
     "granian": ([*GRANIAN, "--loop", "uvloop", QUIET], PLATFORM_APP),
+    # uvicorn's h11 protocol, whose supported option bounds a request's head.
+    "uvicorn h11": (
+        [
+            *UVICORN,
+            "--http",
+            "h11",
+            "--h11-max-incomplete-event-size",
+            "16384",
+            "--proxy-headers",
+            "--no-server-header",
+            QUIET,
+        ],
+        PLATFORM_APP,
+    ),
+    "uvicorn httptools": (
+        [*UVICORN, "--http", "httptools", "--proxy-headers", "--no-server-header", QUIET],
+        PLATFORM_APP,
+    ),
     "trivial: access log": (PROCFILE, TRIVIAL_APP),
     "trivial: procfile": ([*PROCFILE, QUIET], TRIVIAL_APP),
     # uvicorn's own httptools protocol: what the head limits' guard costs.
