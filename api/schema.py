@@ -91,7 +91,7 @@ def live_stream_responses(*refusals: int) -> dict[Any, Any]:
     }
 
 
-AREA_OF_PATH = {"me": "accounts", "healthz": "health", "stream": "realtime"}
+AREA_OF_PATH = {"me": "accounts", "healthz": "health", "stream": "realtime", "records": "games"}
 
 #: Why any endpoint of a kind may refuse: the status, and when.
 COMMON_REFUSALS = {

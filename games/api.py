@@ -26,7 +26,7 @@ from api.requests import choice_param, int_param, no_body, resume_point, valid
 from api.schema import ERROR, live_stream_parameters, live_stream_responses
 from api.strict import INT32_MAX
 from core.errors import DomainError, Invalid
-from games import live, selectors, services
+from games import live, records, selectors, services
 from games.engine import PRESETS
 from games.serializers import (
     ACTION_EXAMPLES,
@@ -35,6 +35,7 @@ from games.serializers import (
     GameViewSerializer,
     HistoryEntrySerializer,
     ProfileSerializer,
+    RecordKeySerializer,
     SeatBotSerializer,
     SeatChoiceSerializer,
     TableCreateSerializer,
@@ -315,10 +316,12 @@ class GameRecordView(APIView):
         """The record of a finished game.
 
         Every deal, exchange, discard and trick, in the replay file format, with the results,
-        and `duplicate_of`; 409 `game_in_progress` before the end, 409 `deals_embargoed` while
-        another game of its duplicate tournament round plays the same deals.
+        and `duplicate_of`, signed by the server (`signature`: Ed25519 over the rest of the
+        record, by the key of `GET /records/key`); 409 `game_in_progress` before the end,
+        409 `deals_embargoed` while another game of its duplicate tournament round plays the
+        same deals.
         """
-        return Response(selectors.game_record(game_id))
+        return Response(selectors.signed_game_record(game_id))
 
 
 class GameVerifyView(APIView):
@@ -327,13 +330,29 @@ class GameVerifyView(APIView):
         responses={200: VerificationSerializer, 404: ERROR, 409: ERROR},
     )
     def get(self, request: Request, game_id: int) -> Response:
-        """Check a finished game's deals against its seed.
+        """Check a finished game's record against its seed and its plays.
 
-        Recomputes every deal from the record's `seed` with the documented shuffle and
-        checks `seed_commitment` → `{ok, commitment_matches, deals_match, reason, problems}`
-        (`reason`: the first problem, or `null`); 409 `game_in_progress` before the end.
+        Recomputes every deal from the record's `seed` with the documented shuffle, checks
+        `seed_commitment`, replays the actions to check every outcome the record states (each
+        hand's tricks and score, the scores, winner, ranks) and checks the record's signature
+        with the key of `GET /records/key` → `{ok, commitment_matches, deals_match,
+        outcomes_match, signature_valid, reason, problems}` (`reason`: the first problem, or
+        `null`); 409 `game_in_progress` before the end.
         """
         return Response(selectors.game_verification(game_id))
+
+
+class RecordKeyView(APIView):
+    @extend_schema(operation_id="records_key", responses={200: RecordKeySerializer})
+    def get(self, request: Request) -> Response:
+        """The public key that the games' records are signed with.
+
+        The server signs every record it serves (`GET /games/{id}/record`, its `signature`)
+        with one Ed25519 key; this is its public half: `public_key` (64 hex digits, what
+        `python -m games.record_check --key` takes, or this answer saved to a file),
+        `key_id` (as a signature names its key) and `public_key_pem`.
+        """
+        return Response(records.public_key_data())
 
 
 # --- Players --------------------------------------------------------------------------------

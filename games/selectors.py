@@ -25,8 +25,9 @@ from accounts.selectors import active_player
 from core.errors import Conflict, NotFound
 from games.engine import Game as Engine
 from games.engine.deal import seed_commitment
-from games.engine.verify import verify_record
 from games.models import Game, GameEvent, GameJournalPart, GamePlayer, Table, TableSeat
+from games.record_check import check_record
+from games.records import public_key, sign_record
 
 #: Extra fields for match-history entries contributed by other apps (ratings adds the
 #: rating change): each takes the page's GamePlayer rows and returns {game_id: {field: value}}.
@@ -262,10 +263,18 @@ def game_record(game_id: int) -> dict[str, Any]:
     }
 
 
+def signed_game_record(game_id: int) -> dict[str, Any]:
+    """:func:`game_record` with the server's signature (games.records), as
+    ``GET /games/{id}/record`` serves it."""
+    return sign_record(game_record(game_id))
+
+
 def game_verification(game_id: int) -> dict[str, Any]:
-    """The check of a finished game's record against its seed (games.engine.verify):
-    ``{ok, commitment_matches, deals_match, reason, problems}``; 409 before the end."""
-    return verify_record(game_record(game_id)).to_dict()
+    """The check of a finished game's signed record against its seed, its plays and the
+    published key (games.record_check: the engine's check and the signature's, with
+    cryptography): ``{ok, commitment_matches, deals_match, outcomes_match, signature_valid,
+    reason, problems}``; 409 before the end."""
+    return check_record(signed_game_record(game_id), public_key()).to_dict()
 
 
 def game_summary(game: Game) -> dict[str, Any]:

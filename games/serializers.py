@@ -141,15 +141,37 @@ class GameViewSerializer(serializers.Serializer[Any]):
 class VerificationSerializer(serializers.Serializer[Any]):
     """``GET /games/{id}/verify``: the record checked against its seed."""
 
-    ok = serializers.BooleanField(help_text="the commitment, every deal and the results check")
+    ok = serializers.BooleanField(help_text="the commitment, every deal and every outcome check")
     commitment_matches = serializers.BooleanField(
         help_text="seed_commitment is SHA-256 of the seed"
     )
     deals_match = serializers.BooleanField(
         help_text="the first dealer and every deal are those the seed gives"
     )
+    outcomes_match = serializers.BooleanField(
+        help_text="every hand's tricks and score, the scores, winner, ranks and cards left the "
+        "record states are what its actions give"
+    )
+    signature_valid = serializers.BooleanField(
+        help_text="the record carries the server's signature of its content, by the key of "
+        "GET /records/key (checked with the cryptography package, games.record_check)"
+    )
     reason = serializers.CharField(allow_null=True, help_text="the first problem, or null")
     problems = serializers.ListField(child=serializers.CharField(), help_text="every problem")
+
+
+class RecordKeySerializer(serializers.Serializer[Any]):
+    """``GET /records/key``: the public key the records are signed with."""
+
+    algorithm = serializers.ChoiceField(choices=["Ed25519"])
+    public_key = serializers.RegexField(
+        r"^[0-9a-f]{64}$", help_text="the key's 32 bytes, in lowercase hex"
+    )
+    key_id = serializers.RegexField(
+        r"^[0-9a-f]{16}$",
+        help_text="the first 16 hex digits of SHA-256 of the key's bytes, as signatures name it",
+    )
+    public_key_pem = serializers.CharField(help_text="the same key, PEM (SubjectPublicKeyInfo)")
 
 
 # --- Actions: one shape per type (docs/replay.md); the engine judges whether it is legal now --

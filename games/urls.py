@@ -17,6 +17,7 @@ urlpatterns = [
     path("games/<id:game_id>/resign", api.GameResignView.as_view(), name="game-resign"),
     path("games/<id:game_id>/record", api.GameRecordView.as_view(), name="game-record"),
     path("games/<id:game_id>/verify", api.GameVerifyView.as_view(), name="game-verify"),
+    path("records/key", api.RecordKeyView.as_view(), name="records-key"),
     path("players/<str:username>", api.PlayerView.as_view(), name="player"),
     path("players/<str:username>/games", api.PlayerGamesView.as_view(), name="player-games"),
 ]

@@ -47,7 +47,14 @@ def free_port() -> int:
 
 def clean_env(**overrides: str) -> dict[str, str]:
     """The current environment without the platform's variables, plus ``overrides``."""
-    platform_vars = {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS"}
+    platform_vars = {
+        "DATABASE_URL",
+        "REDIS_URL",
+        "SECRET_KEY",
+        "RECORD_SIGNING_KEY",
+        "DEBUG",
+        "ALLOWED_HOSTS",
+    }
     env = {k: v for k, v in os.environ.items() if k not in platform_vars}
     env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
     env.update(overrides)

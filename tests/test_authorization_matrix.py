@@ -398,6 +398,7 @@ ROWS: dict[tuple[str, str], Row] = {
         "409/game_in_progress x 409/game_in_progress 409/game_in_progress"
         " 409/game_in_progress 409/game_in_progress 409/game_in_progress -",
     ),
+    ("GET", "/api/v1/records/key"): Row(fixed("/records/key"), PUBLIC),
     ("GET", "/api/v1/stream"): Row(fixed("/stream"), "- x 200 200 S 200 200 -"),
     # Quick play
     ("GET", "/api/v1/seeks"): Row(fixed("/seeks"), "- x 200 200 S 200 200 -"),

@@ -24,6 +24,7 @@ print(json.dumps({
     "broker": settings.CELERY_BROKER_URL,
     "broker_options": settings.CELERY_BROKER_TRANSPORT_OPTIONS,
     "secret_key": settings.SECRET_KEY, "debug": settings.DEBUG,
+    "record_signing_key": settings.RECORD_SIGNING_KEY,
     "allowed_hosts": settings.ALLOWED_HOSTS, "service_mode": settings.SERVICE_MODE,
     "strong_deals": strong.MAX_DEALS,
 }))
@@ -115,6 +116,29 @@ def test_it_generates_a_secret_key_once_and_keeps_it(tmp_path: Path) -> None:
     assert first == second
     assert elsewhere != first
     assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
+
+
+def test_it_generates_a_record_signing_key_once_and_keeps_it(tmp_path: Path) -> None:
+    first = settings_with(DATA_DIR=str(tmp_path))["record_signing_key"]
+    second = settings_with(DATA_DIR=str(tmp_path))["record_signing_key"]
+    elsewhere = settings_with(DATA_DIR=str(tmp_path / "other"))["record_signing_key"]
+
+    assert len(first) == 64 and int(first, 16) >= 0
+    assert first == second != elsewhere
+    assert (tmp_path / "record_signing_key").stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in tmp_path.glob("record_signing_key*")) == ["record_signing_key"]
+
+
+def test_it_reads_the_record_signing_key_from_the_environment(tmp_path: Path) -> None:
+    given = "AB" * 32
+
+    found = settings_with(DATA_DIR=str(tmp_path), RECORD_SIGNING_KEY=given)
+    refused = load_settings(DATA_DIR=str(tmp_path), RECORD_SIGNING_KEY="not-a-key")
+
+    assert found["record_signing_key"] == given.lower()
+    assert not (tmp_path / "record_signing_key").exists()
+    assert refused.returncode != 0
+    assert "RECORD_SIGNING_KEY must be 64 hex digits" in refused.stderr
 
 
 def test_it_reads_secret_key_debug_and_allowed_hosts_from_the_environment(

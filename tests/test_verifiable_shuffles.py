@@ -220,6 +220,8 @@ def test_it_commits_to_the_shuffle_and_shows_the_seed_only_after_the_end(
         "ok": True,
         "commitment_matches": True,
         "deals_match": True,
+        "outcomes_match": True,
+        "signature_valid": True,
         "reason": None,
         "problems": [],
     }

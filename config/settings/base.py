@@ -12,6 +12,8 @@ The variables are documented in README.md ("Configuration").
 
 from __future__ import annotations
 
+import os
+import re
 import secrets
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,39 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
+
+
+def _record_signing_key() -> str:
+    """RECORD_SIGNING_KEY from the environment, else one generated once and kept in DATA_DIR
+    (mode 600): the Ed25519 private key that signs the games' records (games/records.py), as
+    64 hex digits (its 32 bytes). Its public half is served at ``GET /api/v1/records/key``.
+
+    Made in a file of its own and linked into place, so that processes starting together
+    (the web server's workers, the Celery worker) all end up with the one key.
+    """
+    key = env.str("RECORD_SIGNING_KEY", default="")
+    if not key:
+        key_file = DATA_DIR / "record_signing_key"
+        if not key_file.exists():
+            made = DATA_DIR / f"record_signing_key.{os.getpid()}.{secrets.token_hex(4)}"
+            made.write_text(secrets.token_hex(32))
+            made.chmod(0o600)
+            try:
+                os.link(made, key_file)
+            except FileExistsError:
+                pass  # another process made it first: theirs is the key
+            finally:
+                made.unlink()
+        key = key_file.read_text().strip()
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", key):
+        raise ImproperlyConfigured(
+            "RECORD_SIGNING_KEY must be 64 hex digits: an Ed25519 private key's 32 bytes "
+            "(e.g. `python -c 'import secrets; print(secrets.token_hex(32))'`)"
+        )
+    return key.lower()
+
+
+RECORD_SIGNING_KEY = _record_signing_key()
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # The pages' log-in (web/); ``?next=`` brings a person back to the page that asked.

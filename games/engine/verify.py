@@ -1,4 +1,4 @@
-"""Check a finished game's record against its seed: ``python -m games.engine.verify RECORD.json``.
+"""Check a finished game's record: ``python -m games.engine.verify RECORD.json``.
 
 Every platform game commits to its shuffle before the first card is dealt: its views carry
 ``seed_commitment``, :func:`seed_commitment` of the game's secret seed (the lowercase hex
@@ -13,11 +13,22 @@ carries the ``seed`` and the ``seed_commitment``, and :func:`verify_record` chec
   the actions (the deal passes left after each hand and after a Woburn redeal, and to the
   winning bidder in Woburn), so the record's actions are replayed on a game dealt from the
   seed alone; its deals, as they come, are compared with the record's;
-* the results: the replay from the seed ends with the record's scores and winner.
+* the outcomes: everything the record states of the game's course and end is what its
+  actions give on that replay (:data:`OUTCOMES`): each finished hand's dealer, targets,
+  trump, tricks won, score, exchange and disclosures, then the scores, the end, the winner,
+  the ranks and the cards left. A record whose plays were changed so that they stay legal
+  (two cards of one hand exchanged everywhere) but win other tricks fails here.
 
-Pure Python (no Django). The command prints one JSON object per file (:meth:`Verification.to_dict`
-plus ``file``) and exits 0 when every file is ok, 1 when a record fails the check, 2 when a
-file cannot be read.
+Not the record's ``signature``: a record whose plays were changed so that every outcome
+stays the same (the same tricks won by the same seats) is still a game the seed could have
+had, and only the server's signature tells it from the one played. The signature is
+checked outside the engine, with the ``cryptography`` package: ``python -m
+games.record_check --key KEY RECORD.json`` runs this check and the signature's
+(docs/rules.md "Signed records").
+
+Pure Python, standard library only (no Django). The command prints one JSON object per file
+(:meth:`Verification.to_dict` plus ``file``) and exits 0 when every file is ok, 1 when a
+record fails the check, 2 when a file cannot be read.
 
 >>> from hashlib import sha256
 >>> seed_commitment("demo") == sha256(b"demo").hexdigest()
@@ -40,7 +51,14 @@ from .errors import EngineError, IllegalAction
 from .game import Game
 from .rules import Rules
 
-__all__ = ["Verification", "main", "seed_commitment", "verify_file", "verify_record"]
+__all__ = [
+    "Verification",
+    "main",
+    "read_record",
+    "seed_commitment",
+    "verify_file",
+    "verify_record",
+]
 
 #: At most this many differing cards are named for one deal.
 _CARDS_NAMED = 4
@@ -52,11 +70,17 @@ class Verification:
 
     commitment_matches: bool = False
     deals_match: bool = False
+    outcomes_match: bool = False
     problems: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return self.commitment_matches and self.deals_match and not self.problems
+        return (
+            self.commitment_matches
+            and self.deals_match
+            and self.outcomes_match
+            and not self.problems
+        )
 
     @property
     def reason(self) -> str | None:
@@ -68,6 +92,7 @@ class Verification:
             "ok": self.ok,
             "commitment_matches": self.commitment_matches,
             "deals_match": self.deals_match,
+            "outcomes_match": self.outcomes_match,
             "reason": self.reason,
             "problems": list(self.problems),
         }
@@ -140,9 +165,73 @@ def _compare_deal(number: int, recorded: object, dealt: Mapping[str, Any]) -> li
     return [f"deal {number} is not the seed's: {'; '.join(named)}{tail}"]
 
 
+#: What a record states of the game's course and end besides its deals and actions: each
+#: must be what the replay of its actions gives (docs/replay.md "Output"; ``ranks``: the
+#: engine's record). ``hands`` item by item, field by field.
+OUTCOMES = ("hands", "scores", "game_over", "winner", "ranks", "final_hands")
+
+
+def _same(stated: object, given: object) -> bool:
+    """Equal as JSON: ``true`` is not ``1``, nor ``1.0`` a ``1``."""
+    return json.dumps(stated, sort_keys=True) == json.dumps(given, sort_keys=True)
+
+
+def _mismatch(what: str, recorded: object, replayed: object) -> str:
+    return (
+        f"the record's {what} is {recorded!r}; replayed from the seed, the game gives {replayed!r}"
+    )
+
+
+def _compare_hands(recorded: object, replayed: list[dict[str, Any]]) -> list[str]:
+    """Where the record's ``hands`` (each hand's dealer, targets, trump, tricks, diffs,
+    exchange and disclosures) differ from the replay's, hand by hand, in the replay's order
+    of fields."""
+    if not isinstance(recorded, list):
+        return [f"the record's hands is {type(recorded).__name__}, not a list"]
+    problems = []
+    for number, (stated, given) in enumerate(zip(recorded, replayed, strict=False)):
+        if not isinstance(stated, Mapping):
+            problems.append(f"the record's hands[{number}] is not an object")
+            continue
+        for key, value in given.items():
+            if key not in stated:
+                problems.append(f"the record's hands[{number}] states no {key}")
+            elif not _same(stated[key], value):
+                problems.append(_mismatch(f"hands[{number}].{key}", stated[key], value))
+        problems += [
+            f"the record's hands[{number}] has {key}, which the replay does not give"
+            for key in stated
+            if key not in given
+        ]
+    if len(recorded) != len(replayed):
+        problems.append(
+            f"the record states {len(recorded)} hands; replayed from the seed, the game "
+            f"has {len(replayed)}"
+        )
+    return problems
+
+
+def _compare_outcomes(record: Mapping[str, Any], replayed: Mapping[str, Any]) -> list[str]:
+    """Where what the record states of the game (:data:`OUTCOMES`) is not what its plays
+    give: every finished hand's trump, tricks won and score, the scores, the end, the
+    winner, the ranks and the cards left. (Who won each trick is checked by the replay
+    itself: the winner leads the next trick, so a record naming another seat to play next
+    is refused; the last trick of a hand counts in that hand's ``tricks``.)"""
+    problems = []
+    for key in OUTCOMES:
+        if key not in record:
+            problems.append(f"the record states no {key}")
+        elif key == "hands":
+            problems += _compare_hands(record[key], replayed[key])
+        elif not _same(record[key], replayed[key]):
+            problems.append(_mismatch(key, record[key], replayed[key]))
+    return problems
+
+
 def verify_record(record: object, commitment: str | None = None) -> Verification:
-    """Check a record (a parsed ``GET /games/{id}/record``) against its seed; ``commitment``:
-    the ``seed_commitment`` seen during the game, if the caller kept it. Never raises."""
+    """Check a record (a parsed ``GET /games/{id}/record``) against its seed and its plays;
+    ``commitment``: the ``seed_commitment`` seen during the game, if the caller kept it.
+    Never raises."""
     result = Verification()
     if not isinstance(record, Mapping):
         result.problems.append("a record must be a JSON object")
@@ -163,7 +252,7 @@ def verify_record(record: object, commitment: str | None = None) -> Verification
         return result
     deal_problems = []
     first = first_dealer(seed, rules.players)
-    if record.get("first_dealer") != first:
+    if not _same(record.get("first_dealer"), first):
         deal_problems.append(
             f"first_dealer is {record.get('first_dealer')!r}; the seed gives {first}"
         )
@@ -201,30 +290,38 @@ def verify_record(record: object, commitment: str | None = None) -> Verification
     result.deals_match = not deal_problems
     result.problems += deal_problems + action_problems
     if not deal_problems and not action_problems:
-        for key in ("scores", "winner", "game_over"):
-            if key in record and record[key] != replayed[key]:
-                result.problems.append(
-                    f"the record's {key} is {record[key]!r}; replayed from the seed, the "
-                    f"game gives {replayed[key]!r}"
-                )
+        outcome_problems = _compare_outcomes(record, replayed)
+        result.outcomes_match = not outcome_problems
+        result.problems += outcome_problems
     return result
 
 
 def verify_file(path: str, commitment: str | None = None) -> dict[str, Any]:
     """Read and check one record file; ``{"file", "error"}`` if it cannot be read."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as error:
-        return {"file": path, "error": f"cannot read file: {error.strerror or error}"}
-    except UnicodeDecodeError:
-        return {"file": path, "error": "the file is not UTF-8 text"}
-    except (ValueError, RecursionError) as error:
-        return {"file": path, "error": f"invalid JSON: {error}"}
+        data = read_record(path)
+    except ValueError as error:
+        return {"file": path, "error": str(error)}
     return {"file": path, **verify_record(data, commitment).to_dict()}
 
 
-USAGE = "usage: python -m games.engine.verify [--commitment HEX] RECORD.json [RECORD.json ...]"
+def read_record(path: str) -> object:
+    """The JSON of a record file. Raises ValueError, saying why, when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except OSError as error:
+        raise ValueError(f"cannot read file: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise ValueError("the file is not UTF-8 text") from None
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"invalid JSON: {error}") from None
+
+
+USAGE = (
+    "usage: python -m games.engine.verify [--commitment HEX] RECORD.json [RECORD.json ...]\n"
+    "  (the record's signature: python -m games.record_check --key KEY RECORD.json)"
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -247,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             status = max(status, 1)
             print(f"{path}: FAILED: {result['reason']}", file=sys.stderr)
         else:
-            print(f"{path}: ok", file=sys.stderr)
+            print(f"{path}: ok (deals and outcomes; not the signature)", file=sys.stderr)
         print(json.dumps(result), flush=True)
     return status
 

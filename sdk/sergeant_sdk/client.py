@@ -171,8 +171,10 @@ class Client:
         return dict(self._call("GET", f"games/{game_id}/record"))
 
     def verify(self, game_id: int) -> dict[str, Any]:
-        """A finished game's deals checked against its seed: ``{ok, commitment_matches,
-        deals_match, reason, problems}``."""
+        """A finished game's record checked: its deals against its seed, its outcomes
+        against its plays, its signature against the server's key: ``{ok,
+        commitment_matches, deals_match, outcomes_match, signature_valid, reason,
+        problems}``."""
         return dict(self._call("GET", f"games/{game_id}/verify"))
 
     def tables(self, status: str = "open") -> dict[str, Any]:

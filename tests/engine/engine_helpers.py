@@ -1,13 +1,17 @@
-"""Helpers for the engine tests: scripted deals, playing out, collecting cards in views."""
+"""Helpers for the engine tests: scripted deals, playing out, collecting cards in views,
+doctoring records."""
 
 from __future__ import annotations
 
+import itertools
+import json
 import random
 from collections.abc import Sequence
 from typing import Any
 
 from games.engine import Game, Rules
 from games.engine.cards import RANKS, SUITS
+from games.engine.replay import replay_case
 
 # Ranks used by scripted tricks: for suit trick k (0..3), (low, middle, high).
 _TRIPLES = [("3", "4", "5"), ("6", "7", "8"), ("9", "T", "J"), ("Q", "K", "A")]
@@ -154,3 +158,57 @@ def game_in_play(preset: str, seed: int, plays: int = 0) -> Game:
         assert seat is not None
         game.apply(seat, rng.choice(game.legal_actions(seat)))
     return game
+
+
+def finished_record(
+    preset: str = "classic", seed: str = "verify-me", max_hands: int = 2
+) -> dict[str, Any]:
+    """The record of a game of ``preset`` dealt from ``seed`` and played out at random (the
+    same every time), as JSON gives it back."""
+    game = Game.new(Rules.from_preset(preset, max_hands=max_hands), seed=seed)
+    rng = random.Random(seed)
+    while not game.is_over():
+        seat = game.to_move()
+        assert seat is not None
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+    result: dict[str, Any] = json.loads(json.dumps(game.record()))
+    return result
+
+
+def swapped(value: Any, a: str, b: str) -> Any:
+    """``value`` with the cards ``a`` and ``b`` exchanged wherever they appear."""
+    if isinstance(value, str):
+        return b if value == a else a if value == b else value
+    if isinstance(value, list):
+        return [swapped(item, a, b) for item in value]
+    if isinstance(value, dict):
+        return {key: swapped(item, a, b) for key, item in value.items()}
+    return value
+
+
+def doctor(record: dict[str, Any], *, outcomes_change: bool) -> dict[str, Any]:
+    """A one-hand record doctored consistently: two cards of one seat's hand exchanged
+    everywhere in it (the deal, the plays, the results), every play still legal, so the
+    deals are still the seed's. The first such exchange whose plays give other outcomes
+    (``outcomes_change``) or the same ones; in the first case the doctored record also
+    states the new scores, winner and ranks (not the new tricks of its hand)."""
+    assert len(record["deals"]) == 1
+    for hand in record["deals"][0]["hands"]:
+        for a, b in itertools.combinations(hand, 2):
+            if a[1] != b[1]:  # another suit: some play would not follow suit
+                continue
+            changed = swapped(record, a, b)
+            replayed = replay_case(changed)
+            if any(step["result"] != "ok" for step in replayed["steps"]):
+                continue
+            if (replayed["hands"] != changed["hands"]) != outcomes_change:
+                continue
+            if outcomes_change:
+                game = Game.new(Rules.from_dict(record["rules"]), seed=record["seed"])
+                for action in changed["actions"]:
+                    game.apply_dict(action["seat"], action)
+                restated = game.record()
+                for key in ("scores", "winner", "ranks", "game_over"):
+                    changed[key] = restated[key]
+            return dict(changed)
+    raise AssertionError("no such exchange in this game")
