@@ -12,7 +12,16 @@ from quickplay.models import Seek
 
 @admin.register(Seek)
 class SeekAdmin(admin.ModelAdmin):
-    list_display = ("id", "player", "status", "rated", "move_seconds", "created_at", "game")
+    list_display = (
+        "id",
+        "player",
+        "status",
+        "rated",
+        "move_seconds",
+        "created_at",
+        "expires_at",
+        "game",
+    )
     list_filter = ("status", "rated")
     search_fields = ("player__username",)
     raw_id_fields = ("player", "game")

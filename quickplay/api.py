@@ -49,7 +49,9 @@ class SeeksView(APIView):
         after which the seats still empty are filled with house bots → 201 the seek. The
         server seats compatible seekers together (same rules, rated and move time, each
         inside the others' ranges), oldest first; a `game_start` line on the stream says
-        when. 409 `already_seeking` while the caller has an open seek.
+        when. A seek nobody has seated by its `expires_at` (`QUICKPLAY_SEEK_SECONDS`, 600 by
+        default, after it was made, plus its `house_bots_after`) leaves the queue: `expired`,
+        with a `seek_expired` line. 409 `already_seeking` while the caller has an open seek.
         """
         data = valid(SeekCreateSerializer, request.data)
         seek = services.create_seek(
@@ -73,8 +75,8 @@ class SeekView(APIView):
     def get(self, request: Request, seek_id: int) -> Response:
         """One of the caller's seeks.
 
-        Its `status` (`open`, `seated`, `canceled`), and once seated its `game` and `table`.
-        Another account's seek is 404.
+        Its `status` (`open`, `seated`, `canceled`, `expired`), and once seated its `game`
+        and `table`. Another account's seek is 404.
         """
         return Response(selectors.seek_data(selectors.own_seek(caller(request), seek_id)))
 
@@ -93,7 +95,8 @@ class SeekView(APIView):
         """Leave the quick-play queue.
 
         The seeker, while the seek is open → 204 (another account's seek is 404); 409
-        `seek_seated` once seated (the game has started), `seek_canceled` if it left already.
+        `seek_seated` once seated (the game has started), `seek_canceled` if it left already,
+        `seek_expired` if its time ran out.
         """
         services.cancel_seek(caller(request), seek_id=seek_id)
         return Response(status=204)

@@ -1,9 +1,11 @@
 """Quick play: a seek is one account's wish to be seated at the next compatible table.
 
 A seek is ``open`` until the matching service (quickplay.services.match_seeks) seats it
-(``seated``, with its ``game``) or its player leaves the queue (``canceled``). One account
-has at most one open seek (the constraint below), so a table made of open seeks never seats
-one account twice.
+(``seated``, with its ``game``), its player leaves the queue (``canceled``) or its time runs
+out (``expired``, at ``expires_at``: quickplay.services.expiry_of). An open seek past its
+``expires_at`` is never seated and shows as expired before beat's sweep
+(quickplay.services.expire_due_seeks) has marked it so. One account has at most one open
+seek (the constraint below), so a table made of open seeks never seats one account twice.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ class Seek(models.Model):
         OPEN = "open"
         SEATED = "seated"
         CANCELED = "canceled"
+        EXPIRED = "expired"
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="seeks")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
@@ -39,11 +42,16 @@ class Seek(models.Model):
     #: Seconds after which the seats still empty are filled with house bots; null: never.
     house_bots_after = models.PositiveIntegerField(null=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    #: When it leaves the queue if still open (quickplay.services.expiry_of).
+    expires_at = models.DateTimeField()
     seated_at = models.DateTimeField(null=True)
     game = models.ForeignKey(Game, null=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
-        indexes = [models.Index(fields=["status", "group", "created_at"])]
+        indexes = [
+            models.Index(fields=["status", "group", "created_at"]),
+            models.Index(fields=["status", "expires_at"]),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["player"], condition=Q(status="open"), name="one_open_seek_per_player"

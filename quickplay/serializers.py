@@ -44,7 +44,7 @@ class SeekCreateSerializer(StrictSerializer):
 
 class SeekSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
-    status = serializers.ChoiceField(["open", "seated", "canceled"])
+    status = serializers.ChoiceField(["open", "seated", "canceled", "expired"])
     rules = serializers.JSONField()
     rated = serializers.BooleanField()
     move_seconds = serializers.IntegerField()
@@ -54,6 +54,9 @@ class SeekSerializer(serializers.Serializer[Any]):
     )
     house_bots_after = serializers.IntegerField(allow_null=True)
     created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(
+        help_text="when the seek leaves the queue if nobody has seated it (status expired)"
+    )
     seated_at = serializers.DateTimeField(allow_null=True)
     game = serializers.IntegerField(allow_null=True, help_text="once seated")
     table = serializers.IntegerField(allow_null=True, help_text="once seated")

@@ -6,6 +6,11 @@ any task that was lost. It is fair (the oldest open seek is seated first, with t
 compatible others) and never seats a seek twice, nor one account twice at a table (one open
 seek per account, enforced by the database) -- whatever number of workers run it at once:
 see :func:`_match_group` for the locks.
+
+A seek not seated by its ``expires_at`` (:func:`expiry_of`) leaves the queue: the matcher
+never takes one past its time, a seek read past its time shows as expired, and beat's
+``quickplay.expire_due`` (:func:`expire_due_seeks`) marks it so and sends its seeker a
+``seek_expired`` line.
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ import json
 import logging
 import secrets
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from celery import current_app
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -26,9 +32,11 @@ from accounts.models import Player
 from accounts.services import house_bot
 from core.errors import Conflict, DomainError, Invalid, NotAllowed, NotFound
 from games.services import parse_rules, start_seated_game
+from quickplay import selectors
 from quickplay.models import Seek
 from ratings.pools import pool_of
 from ratings.selectors import current_rating
+from realtime import delivery
 
 logger = logging.getLogger(__name__)
 
@@ -37,8 +45,12 @@ FILL_BOT = "house:heuristic"
 #: The task that runs :func:`match_seeks` (quickplay/tasks.py), sent by name: the tasks
 #: module imports this one.
 MATCH_TASK = "quickplay.match"
+#: Beat's sweep of the seeks past their time (quickplay/tasks.py).
+EXPIRE_TASK = "quickplay.expire_due"
 #: A match task not started within this long is dropped: beat's next one does the same work.
 MATCH_TASK_EXPIRES = 10.0
+#: Seeks expired by one sweep at most (the next sweep takes the rest).
+EXPIRY_BATCH = 500
 _shuffle = secrets.SystemRandom().shuffle
 
 
@@ -56,6 +68,14 @@ def rating_for_matching(player: Player, rules: dict[str, object]) -> float:
     return current_rating(player.pk, pool_of(rules)).skill.mu
 
 
+def expiry_of(made_at: datetime, house_bots_after: int | None) -> datetime:
+    """When a seek made at ``made_at`` leaves the queue if nobody has seated it:
+    ``QUICKPLAY_SEEK_SECONDS`` later, counted from its house-bot fill (``house_bots_after``)
+    when it asked for one, so that the fill always comes first."""
+    seconds = settings.QUICKPLAY_SEEK_SECONDS + (house_bots_after or 0)
+    return made_at + timedelta(seconds=seconds)
+
+
 def create_seek(
     player: Player,
     *,
@@ -65,7 +85,8 @@ def create_seek(
     rating_range: Sequence[float] | None = None,
     house_bots_after: int | None = None,
 ) -> Seek:
-    """Join the quick-play queue: 409 ``already_seeking`` if the player has an open seek."""
+    """Join the quick-play queue: 409 ``already_seeking`` if the player has an open seek (one
+    past its time does not count: it is marked expired first)."""
     if player.is_house_bot:
         raise NotAllowed("house_bots_do_not_seek", "House bots are seated, they do not seek.")
     normalised = parse_rules(rules).to_dict()
@@ -73,8 +94,12 @@ def create_seek(
     if low is not None and high is not None and low > high:
         message = "The rating range's minimum is above its maximum."
         raise Invalid("invalid", message, fields={"rating_range": [message]})
+    now = timezone.now()
     try:
         with transaction.atomic():
+            # A seek of the player's past its time is out of the queue: it makes way.
+            ran_out = _open_seeks().filter(player=player, expires_at__lte=now)
+            _expire(list(ran_out.select_for_update()))
             seek = Seek.objects.create(
                 player=player,
                 rules=normalised,
@@ -85,6 +110,7 @@ def create_seek(
                 rating_min=low,
                 rating_max=high,
                 house_bots_after=house_bots_after,
+                expires_at=expiry_of(now, house_bots_after),
             )
     except IntegrityError as error:  # the one open seek per player constraint
         raise Conflict(
@@ -96,7 +122,8 @@ def create_seek(
 
 def cancel_seek(player: Player, *, seek_id: int) -> Seek:
     """Leave the queue: the seek's player only (another's seek is 404, as it is to read),
-    while it is open."""
+    while it is open. One found past its time is marked expired (its ``seek_expired`` line
+    sent) and refused with 409 ``seek_expired`` once that has committed."""
     with transaction.atomic():
         # The row lock orders this against a matcher holding the seek (services._match_group).
         seek = Seek.objects.select_for_update().filter(pk=seek_id).first()
@@ -106,8 +133,13 @@ def cancel_seek(player: Player, *, seek_id: int) -> Seek:
             raise Conflict("seek_seated", "This seek is seated already: its game has started.")
         if seek.status == Seek.Status.CANCELED:
             raise Conflict("seek_canceled", "This seek has left the queue already.")
-        seek.status = Seek.Status.CANCELED
-        seek.save(update_fields=["status"])
+        if seek.status == Seek.Status.OPEN and seek.expires_at <= timezone.now():
+            _expire([seek])
+        if seek.status == Seek.Status.OPEN:
+            seek.status = Seek.Status.CANCELED
+            seek.save(update_fields=["status"])
+    if seek.status == Seek.Status.EXPIRED:
+        raise Conflict("seek_expired", "This seek's time ran out: it has left the queue.")
     return seek
 
 
@@ -185,7 +217,8 @@ def _open_seeks() -> QuerySet[Seek]:
 
 def match_seeks(now: datetime | None = None) -> list[int]:
     """Seat every table the open seeks make now; the games started, by id."""
-    groups = list(_open_seeks().values_list("group", flat=True).distinct().order_by())
+    live = _open_seeks().filter(expires_at__gt=now or timezone.now())
+    groups = list(live.values_list("group", flat=True).distinct().order_by())
     started: list[int] = []
     for group in sorted(groups):
         started += _match_group(group, now)
@@ -212,11 +245,13 @@ def _match_group(group: str, now: datetime | None) -> list[int]:
     started: list[int] = []
     with transaction.atomic():
         _lock_group(group)
+        when = now or timezone.now()
         # The seeks' row locks order the matcher and a seeker leaving the queue
-        # (cancel_seek): whichever comes second sees the other's change.
+        # (cancel_seek): whichever comes second sees the other's change. A seek past its
+        # time is never taken, whether or not the sweep has marked it expired yet.
         seeks = list(
             _open_seeks()
-            .filter(group=group)
+            .filter(group=group, expires_at__gt=when)
             .select_for_update(of=("self",))
             .select_related("player")
             .order_by("created_at", "pk")
@@ -224,7 +259,6 @@ def _match_group(group: str, now: datetime | None) -> list[int]:
         if not seeks:
             return started
         size = parse_rules(seeks[0].rules).players
-        when = now or timezone.now()
         for table in plan_tables(seeks, size=size, now=when):
             try:
                 with transaction.atomic():  # one table: all of it or none
@@ -257,3 +291,43 @@ def _seat(table: list[Seek], *, size: int, now: datetime) -> int:
     if marked != len(ids):  # the locks above make this impossible; never seat a seek twice
         raise RuntimeError(f"seeks {ids} were not all open")
     return int(game.pk)
+
+
+# --- Expiry --------------------------------------------------------------------------------
+
+
+def _expire(seeks: Sequence[Seek]) -> None:
+    """Mark these open seeks (locked, or read in the transaction that changes them) expired,
+    inside the caller's transaction, and send each seeker a ``seek_expired`` line with its
+    seek once it commits."""
+    if not seeks:
+        return
+    _open_seeks().filter(pk__in=[s.pk for s in seeks]).update(status=Seek.Status.EXPIRED)
+    for seek in seeks:
+        seek.status = Seek.Status.EXPIRED
+    messages = delivery.PlayerMessage.objects.bulk_create(
+        delivery.message(seek.player_id, type="seek_expired", payload=_line_payload(seek))
+        for seek in seeks
+    )
+    delivery.announce_on_commit(player_ids=[s.player_id for s in seeks], messages=messages)
+
+
+def _line_payload(seek: Seek) -> dict[str, object]:
+    return {"seek": selectors.seek_data(seek)}
+
+
+def expire_due_seeks(now: datetime | None = None) -> int:
+    """Beat's sweep: mark expired the open seeks past their ``expires_at`` (``seek_expired``
+    to each seeker); returns how many. A seek whose row is locked (a matcher seating it
+    from a read made before its time, or its seeker leaving) is left to that change, or to
+    the next sweep."""
+    when = now or timezone.now()
+    with transaction.atomic():
+        due = list(
+            _open_seeks()
+            .filter(expires_at__lte=when)
+            .select_for_update(of=("self",), skip_locked=True)
+            .order_by("expires_at", "pk")[:EXPIRY_BATCH]
+        )
+        _expire(due)
+    return len(due)

@@ -41,11 +41,11 @@ class StreamDoc(APIView):
 
         One JSON object per line: `game_start`, `your_turn` (with the seat's view),
         `game_finish`, `tournament_round`, `tournament_invite`, `table_canceled`, the
-        `challenge...` lines and `arena_joined`, `arena_left`, `arena_removed`; an empty line
-        when nothing was sent for 5 s. On connect, first a `your_turn` for every game waiting
-        on the caller and a `challenge` for every challenge waiting on its answer; a line may
-        come twice. Needs the `play` scope (403 `insufficient_scope`); the stream ends when its
-        token is revoked.
+        `challenge...` lines, `seek_expired` and `arena_joined`, `arena_left`, `arena_removed`;
+        an empty line when nothing was sent for 5 s. On connect, first a `your_turn` for every
+        game waiting on the caller and a `challenge` for every challenge waiting on its answer;
+        a line may come twice. Needs the `play` scope (403 `insufficient_scope`); the stream
+        ends when its token is revoked.
         """
         raise NotImplementedError
 

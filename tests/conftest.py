@@ -77,6 +77,7 @@ PURE_TEST_FILES = {
     "test_bot_strong_search.py",
     "test_botmatch.py",
     "test_migrations_upgrade.py",
+    "test_python_versions.py",
     "test_ratings_skill.py",
     "test_request_thread.py",
     "test_settings.py",

@@ -7,7 +7,6 @@ lower ``RATE_LIMIT_PER_MINUTE``.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -530,11 +529,10 @@ def test_it_answers_413_to_an_action_over_the_limit(match: Match) -> None:
 # --- 429 (in process, with a low limit) -----------------------------------------------------
 
 
-def fresh_rate_window(key: str) -> None:
-    """Start from a clean counter for ``key``, not too close to the end of a window."""
-    if time.time() % RATE_WINDOW > RATE_WINDOW - 5:
-        time.sleep(RATE_WINDOW - time.time() % RATE_WINDOW + 0.1)
-    ratelimit.reset(key, RATE_WINDOW)
+def fresh_rate_limit(key: str) -> None:
+    """Start ``key`` from a full bucket: the limit's requests at once (no window to wait
+    out: the bucket refills continuously, accounts/ratelimit.py)."""
+    ratelimit.reset(key)
 
 
 def assert_rate_limited(response: Any) -> int:
@@ -547,10 +545,10 @@ def assert_rate_limited(response: Any) -> int:
 
 @pytest.fixture
 def limited_token(settings: Any) -> str:
-    """A token with a fresh counter, under a limit of 3 requests a minute."""
+    """A token with a full bucket, under a limit of 3 requests a minute."""
     settings.RATE_LIMIT_PER_MINUTE = 3
     player, key = register_player("limited", password="correct horse battery")
-    fresh_rate_window(f"token:{player.tokens.get().pk}")
+    fresh_rate_limit(f"token:{player.tokens.get().pk}")
     return key
 
 
@@ -586,7 +584,7 @@ def test_it_rate_limits_each_token_on_its_own(limited_token: str) -> None:
         limited.get("/api/v1/me")
     assert_rate_limited(limited.get("/api/v1/me"))
     other, key = register_player("unlimited", password="correct horse battery")
-    fresh_rate_window(f"token:{other.tokens.get().pk}")
+    fresh_rate_limit(f"token:{other.tokens.get().pk}")
     fresh = APIClient()
     fresh.credentials(HTTP_AUTHORIZATION=f"Token {key}")
 
@@ -596,7 +594,7 @@ def test_it_rate_limits_each_token_on_its_own(limited_token: str) -> None:
 def test_it_rate_limits_anonymous_callers_by_address(settings: Any) -> None:
     settings.RATE_LIMIT_PER_MINUTE = 2
     address = "203.0.113.77"
-    fresh_rate_window(f"ip:{address}")
+    fresh_rate_limit(f"ip:{address}")
     client = APIClient(REMOTE_ADDR=address)
 
     for _ in range(2):

@@ -131,7 +131,7 @@ def test_it_keeps_the_heartbeats_however_many_callers_the_rate_limits_count(
     saved_heartbeat: None, settings: Any
 ) -> None:
     # The embedded default's file cache deletes entries at random once it holds MAX_ENTRIES:
-    # a rate-limit counter per caller and minute must never cost the heartbeats.
+    # a rate-limit bucket per caller must never cost the heartbeats.
     from accounts.ratelimit import WINDOW, hit, reset
 
     if settings.REDIS_URL:

@@ -16,12 +16,17 @@ from typing import Any
 
 import httpx
 import pytest
+from django.conf import settings
 from django.db import connection, transaction
+from django.test import Client as DjangoClient
+from django.utils import timezone
 
 from accounts.services import register_player
+from core.errors import Conflict
 from games.models import Game
-from quickplay import services
+from quickplay import selectors, services
 from quickplay.models import Seek
+from realtime.delivery import PlayerMessage
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer, WorkerInfo
 from tests.support import wait_until
@@ -58,7 +63,10 @@ class Stream(threading.Thread):
                     self.lines.append(json.loads(line))
 
     def game_starts(self) -> list[dict[str, Any]]:
-        return [line for line in self.lines if line.get("type") == "game_start"]
+        return self.of_type("game_start")
+
+    def of_type(self, kind: str) -> list[dict[str, Any]]:
+        return [line for line in self.lines if line.get("type") == kind]
 
 
 def seated(client: Client, seek_id: int, timeout: float = 20) -> dict[str, Any]:
@@ -241,6 +249,130 @@ def test_it_never_seats_a_seek_twice_with_matchers_running_at_once(
     assert sorted(seats) == sorted(p.pk for p in people)
     assert Game.objects.filter(table__move_seconds=move_seconds).count() == 4
     assert set(started) <= games
+
+
+# --- Expiry -----------------------------------------------------------------------------------
+
+
+def run_out(*seeks: Seek | int) -> None:
+    """Their time is up (one second ago), as if they had waited their whole lifetime."""
+    ids = [s if isinstance(s, int) else s.pk for s in seeks]
+    Seek.objects.filter(pk__in=ids).update(expires_at=timezone.now() - timedelta(seconds=1))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_expires_a_seek_nobody_seated_in_time_and_tells_its_seeker(
+    api_server: LiveServer, celery_worker: WorkerInfo
+) -> None:
+    ann = register(api_server.url, "patient")
+    stream = Stream(ann)
+    assert stream.ready.wait(10)
+    seek = ann.ok("POST", "/seeks", 201, json=seek_body())
+    lifetime = datetime.fromisoformat(seek["expires_at"]) - datetime.fromisoformat(
+        seek["created_at"]
+    )
+    assert abs(lifetime - timedelta(seconds=settings.QUICKPLAY_SEEK_SECONDS)) < timedelta(seconds=1)
+
+    run_out(seek["id"])
+
+    # Beat's sweep (every second in the suite) marks it expired and tells the seeker.
+    (line,) = wait_until(
+        lambda: stream.of_type("seek_expired"), timeout=15, what="seek_expired on the stream"
+    )
+    assert line["seek"]["id"] == seek["id"] and line["seek"]["status"] == "expired"
+    assert Seek.objects.get(pk=seek["id"]).status == Seek.Status.EXPIRED
+    assert ann.ok("GET", f"/seeks/{seek['id']}")["status"] == "expired"
+    assert ann.ok("GET", "/seeks")["results"] == []
+    error_of(ann.request("DELETE", f"/seeks/{seek['id']}"), 409, "seek_expired")
+
+
+@pytest.mark.django_db
+def test_it_never_seats_a_seek_past_its_time_even_before_the_sweep() -> None:
+    people = [register_player(f"late{i}", password="correct horse battery")[0] for i in range(4)]
+    move_seconds = next(_move_times)
+    oldest, *others = [
+        services.create_seek(p, rules=RULES, rated=True, move_seconds=move_seconds) for p in people
+    ]
+    run_out(oldest)
+
+    (game_id,) = services.match_seeks()
+
+    seated = Game.objects.get(pk=game_id).players.values_list("player_id", flat=True)
+    assert sorted(seated) == sorted(s.player_id for s in others)
+    oldest.refresh_from_db()
+    assert oldest.status == Seek.Status.OPEN and oldest.game_id is None  # not swept yet...
+    assert selectors.seek_data(oldest)["status"] == "expired"  # ...but shown as expired
+
+
+@pytest.mark.django_db
+def test_it_lets_a_seeker_whose_seek_ran_out_seek_again_before_the_sweep() -> None:
+    ann = register_player("again", password="correct horse battery")[0]
+    move_seconds = next(_move_times)
+    first = services.create_seek(ann, rules=RULES, rated=True, move_seconds=move_seconds)
+    run_out(first)
+
+    assert selectors.open_seeks(ann) == []
+    with pytest.raises(Conflict) as refused:
+        services.cancel_seek(ann, seek_id=first.pk)
+    assert refused.value.code == "seek_expired"
+    second = services.create_seek(ann, rules=RULES, rated=True, move_seconds=move_seconds)
+
+    assert selectors.open_seeks(ann) == [second]
+    first.refresh_from_db()
+    assert first.status == Seek.Status.EXPIRED
+    told = PlayerMessage.objects.filter(player=ann, type="seek_expired")
+    assert [m.payload["seek"]["id"] for m in told] == [first.pk]  # told once
+
+
+@pytest.mark.django_db
+def test_it_sweeps_only_the_seeks_past_their_time_and_tells_each_seeker_once() -> None:
+    people = [register_player(f"swept{i}", password="correct horse battery")[0] for i in range(3)]
+    seeks = [
+        services.create_seek(p, rules=RULES, rated=True, move_seconds=next(_move_times))
+        for p in people
+    ]
+    run_out(seeks[0], seeks[1])
+
+    assert services.expire_due_seeks() == 2
+    assert services.expire_due_seeks() == 0
+
+    statuses = dict(Seek.objects.filter(pk__in=[s.pk for s in seeks]).values_list("pk", "status"))
+    assert statuses == {seeks[0].pk: "expired", seeks[1].pk: "expired", seeks[2].pk: "open"}
+    told = PlayerMessage.objects.filter(type="seek_expired", player__in=people)
+    assert sorted(m.player_id for m in told) == sorted([people[0].pk, people[1].pk])
+
+
+@pytest.mark.django_db
+def test_it_counts_a_seeks_lifetime_from_its_house_bot_fill(settings: Any) -> None:
+    settings.QUICKPLAY_SEEK_SECONDS = 120
+    ann, bob = (register_player(n, password="correct horse battery")[0] for n in ("hb1", "hb2"))
+
+    people_only = services.create_seek(ann, rules=RULES, rated=True, move_seconds=60)
+    with_bots = services.create_seek(
+        bob, rules=RULES, rated=True, move_seconds=60, house_bots_after=30
+    )
+
+    def lifetime(seek: Seek) -> float:
+        return (seek.expires_at - seek.created_at).total_seconds()
+
+    assert lifetime(people_only) == pytest.approx(120, abs=1)
+    assert lifetime(with_bots) == pytest.approx(150, abs=1)
+
+
+@pytest.mark.django_db
+def test_it_sends_a_person_whose_seek_ran_out_from_its_waiting_page_back_to_the_lobby() -> None:
+    ann = register_player("webwait", password="correct horse battery")[0]
+    seek = services.create_seek(ann, rules=RULES, rated=True, move_seconds=next(_move_times))
+    browser = DjangoClient(REMOTE_ADDR="198.51.100.41")
+    browser.force_login(ann)
+    assert browser.get(f"/quickplay/{seek.pk}").status_code == 200  # waiting
+
+    run_out(seek)
+    response = browser.get(f"/quickplay/{seek.pk}", follow=True)
+
+    assert response.redirect_chain[-1][0] == "/lobby#quick-play"
+    assert "nobody was found in time" in response.content.decode()
+    assert b"You are looking for a game" not in response.content
 
 
 # --- The plan, on seeks in memory ------------------------------------------------------------

@@ -179,6 +179,30 @@ def test_it_finds_a_game_by_seek_with_the_installed_example_bot(
     assert (seat.timeouts, seat.replaced_by) == (0, None)
 
 
+def test_it_seeks_again_when_its_seek_expires_with_the_example_bot() -> None:
+    from sergeant_sdk.example import Bot, parse
+
+    class Seeking:
+        """What the bot asks of its client here: one seek after another."""
+
+        def __init__(self) -> None:
+            self.seeks = 0
+
+        def seek(self, *args: object, **options: object) -> dict[str, object]:
+            self.seeks += 1
+            return {"id": self.seeks, "status": "open"}
+
+    client = Seeking()
+    bot = Bot(client, parse(["--server", "http://x", "--token", "t", "--seek"]))  # type: ignore[arg-type]
+    bot.find_game()
+    expired = {"type": "seek_expired", "seek": {"id": 1, "status": "expired"}}
+
+    assert bot.on_line(expired) is False
+    assert bot.on_line(expired) is False  # the same line again, after a reconnect
+
+    assert client.seeks == 2
+
+
 def test_it_plays_a_challenge_between_two_installed_example_bots(
     sdk_venv: Path, api_server: LiveServer, celery_worker: WorkerInfo
 ) -> None:

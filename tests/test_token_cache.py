@@ -29,7 +29,7 @@ from realtime import hub
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer, serving_api
 from tests.support import free_port, wait_until
-from tests.test_api_errors import assert_rate_limited, fresh_rate_window
+from tests.test_api_errors import assert_rate_limited, fresh_rate_limit
 from tests.test_token_revocation import END_WITHIN_SECONDS, StreamReader
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -195,7 +195,7 @@ def test_it_counts_a_request_with_a_kept_token_once(
     settings.RATE_LIMIT_PER_MINUTE = 3
     player = Player.objects.create_user(f"kconce{int(moved)}", password="correct horse battery")
     token, key = issue_token(player, ["play"])
-    fresh_rate_window(f"token:{token.pk}")
+    fresh_rate_limit(f"token:{token.pk}")
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
 

@@ -343,6 +343,13 @@ ARENA_SWEEP_SECONDS = env.float("ARENA_SWEEP_SECONDS", default=2.0)
 # How often beat marks expired the challenges past their time (a challenge read, accepted or
 # declined after its time is expired at once, whatever the sweep).
 CHALLENGE_EXPIRY_SWEEP_SECONDS = env.float("CHALLENGE_EXPIRY_SWEEP_SECONDS", default=5.0)
+# Quick play: a seek nobody has seated this long after it was made (after its house-bot fill,
+# if it asked for one) leaves the queue, expired; the matcher never takes it past that time.
+QUICKPLAY_SEEK_SECONDS = env.int("QUICKPLAY_SEEK_SECONDS", default=600)
+if QUICKPLAY_SEEK_SECONDS < 1:
+    raise ImproperlyConfigured("QUICKPLAY_SEEK_SECONDS must be at least 1")
+# How often beat marks expired the seeks past their time and tells their seekers.
+QUICKPLAY_EXPIRY_SWEEP_SECONDS = env.float("QUICKPLAY_EXPIRY_SWEEP_SECONDS", default=5.0)
 
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {
@@ -385,6 +392,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "quickplay.match",
         "schedule": 1.0,
         "options": {"expires": 1.0},
+    },
+    # Quick play: marks expired the seeks past their expires_at, and tells their seekers.
+    "quickplay-expire": {
+        "task": "quickplay.expire_due",
+        "schedule": QUICKPLAY_EXPIRY_SWEEP_SECONDS,
+        "options": {"expires": QUICKPLAY_EXPIRY_SWEEP_SECONDS},
     },
     # Seats the bots of every arena (lost tasks, bots that have waited long enough).
     "arena-sweep": {

@@ -42,3 +42,8 @@ RATINGS_RATE_FINISHED_GAMES = False
 CHALLENGE_EXPIRY_SWEEP_SECONDS = 1.0
 CELERY_BEAT_SCHEDULE["challenges-expire"]["schedule"] = CHALLENGE_EXPIRY_SWEEP_SECONDS
 CELERY_BEAT_SCHEDULE["challenges-expire"]["options"]["expires"] = CHALLENGE_EXPIRY_SWEEP_SECONDS
+
+# And the seeks past their time, every second too.
+QUICKPLAY_EXPIRY_SWEEP_SECONDS = 1.0
+CELERY_BEAT_SCHEDULE["quickplay-expire"]["schedule"] = QUICKPLAY_EXPIRY_SWEEP_SECONDS
+CELERY_BEAT_SCHEDULE["quickplay-expire"]["options"]["expires"] = QUICKPLAY_EXPIRY_SWEEP_SECONDS

@@ -45,6 +45,7 @@ LINE_TYPES = (
     "challenge_declined",
     "challenge_canceled",
     "challenge_expired",
+    "seek_expired",
     "arena_joined",
     "arena_left",
     "arena_removed",

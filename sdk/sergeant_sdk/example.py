@@ -7,7 +7,8 @@ Where its games come from:
 
 * by default, whatever it is seated at (a table its owner seated it at, a tournament round,
   a challenge it accepted) as the stream announces them;
-* ``--seek``: it joins the quick-play queue, and again after each game;
+* ``--seek``: it joins the quick-play queue, and again after each game (and when its seek
+  ran out of time unseated);
 * ``--arena``: it enters the bot arena of a pool (``--pool``), which seats it game after
   game, and leaves it at the end;
 * ``--challenge USER ...``: it challenges these players (``house:...`` may fill a seat), and
@@ -101,6 +102,7 @@ class Bot:
         self.args = args
         self.username = ""
         self.finished: set[int] = set()
+        self.expired_seeks: set[int] = set()
         self.seen_turns: set[tuple[int, int]] = set()
         self.actions = 0
         #: Finished games not reported yet: their deadline for the rating change.
@@ -149,6 +151,14 @@ class Bot:
             log.info("challenge %s: %s", challenge["id"], kind.removeprefix("challenge_"))
             if self.args.challenge and challenge["from"] == self.username:
                 self.find_game()  # challenge again
+        elif kind == "seek_expired":
+            seek_id = int(line["seek"]["id"])
+            if seek_id in self.expired_seeks:
+                return False  # a line may come twice
+            self.expired_seeks.add(seek_id)
+            log.info("seek %s expired unseated", seek_id)
+            if self.args.seek:
+                self.find_game()  # seek again
         elif kind in ("tournament_round", "tournament_invite"):
             log.info("%s: %s", kind, dict(line))
         return False

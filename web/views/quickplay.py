@@ -1,5 +1,6 @@
 """Quick play from the pages: the lobby's form makes a seek; its page waits (refreshing
-itself, no script needed) until the seek is seated, then goes to the game."""
+itself, no script needed) until the seek is seated, then goes to the game, or back to the
+lobby if the seek's time ran out."""
 
 from __future__ import annotations
 
@@ -65,7 +66,11 @@ def waiting(request: HttpRequest, seek_id: int) -> HttpResponse:
         return HttpResponseRedirect(f"/games/{found.game_id}")
     if found.status == Seek.Status.CANCELED:
         return HttpResponseRedirect("/lobby")
-    context = {"seek": selectors.seek_data(found), "refresh": REFRESH_SECONDS}
+    shown = selectors.seek_data(found)
+    if shown["status"] == Seek.Status.EXPIRED:
+        messages.info(request, "Quick play: nobody was found in time, so you left the queue.")
+        return HttpResponseRedirect("/lobby#quick-play")
+    context = {"seek": shown, "refresh": REFRESH_SECONDS}
     return render(request, "web/lobby/quickplay.html", context)
 
 
