@@ -422,12 +422,18 @@ class LiveWatcher(asyncio.Protocol):
             if message.startswith(b":"):
                 self.keepalives.append(now)
                 continue
-            seq_at = message.find(b',"last_seq":')
-            version_at = message.rfind(b'"version":', 0, seq_at)
-            self.received.append((int(message[version_at + 10 : seq_at]), now))
+            version = self.version_of(message)
+            if version is not None:
+                self.received.append((version, now))
             if not self.first.done():
                 self.first.set_result(None)
         self._sse = sse
+
+    def version_of(self, message: bytes) -> int | None:
+        """A game's frame: its ``version``, found by a bytes search (no JSON decoded)."""
+        seq_at = message.find(b',"last_seq":')
+        version_at = message.rfind(b'"version":', 0, seq_at)
+        return int(message[version_at + 10 : seq_at])
 
     def _fail(self, error: str) -> None:
         self.error = error
@@ -454,21 +460,10 @@ class TournamentTab(LiveWatcher):
     frame's version is its event id. Its ``game`` is the tournament's id, negated, so that
     its changes (``Move``s of that key) are told apart from the games' moves."""
 
-    def _payload(self, payload: bytes, now: float) -> None:
-        sse = self._sse + payload if self._sse else payload
-        while True:
-            end = sse.find(b"\n\n")
-            if end < 0:
-                break
-            message, sse = sse[:end], sse[end + 2 :]
-            if message.startswith(b":"):
-                self.keepalives.append(now)
-                continue
-            if message.startswith(b"id: "):
-                self.received.append((int(message[4 : message.find(b"\n")]), now))
-            if not self.first.done():
-                self.first.set_result(None)
-        self._sse = sse
+    def version_of(self, message: bytes) -> int | None:
+        if not message.startswith(b"id: "):
+            return None
+        return int(message[4 : message.find(b"\n")])
 
 
 async def open_live(

@@ -110,29 +110,30 @@ print(json.dumps({
 """
 
 
-def run_requests(env: dict[str, str]) -> dict[str, Any]:
+def run_script(script: str, django_db_blocker: Any) -> Any:
+    """What ``script`` printed last (JSON), run in a process of its own on the suite's
+    database, as uvicorn's worker would import the application."""
     process = subprocess.run(
-        [str(VENV_BIN / "python"), "-c", REQUESTS],
+        [str(VENV_BIN / "python"), "-c", script],
         cwd=ROOT,
-        env=env,
+        env=suite_process_env(django_db_blocker),
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert process.returncode == 0, process.stderr
-    result: dict[str, Any] = json.loads(process.stdout.splitlines()[-1])
-    return result
+    return json.loads(process.stdout.splitlines()[-1])
 
 
 def test_it_leaves_no_request_object_to_the_cycle_collector(django_db_blocker: Any) -> None:
-    result = run_requests(suite_process_env(django_db_blocker))
+    result = run_script(REQUESTS, django_db_blocker)
 
     assert result["statuses"] == [201, 200, 201, 400, 404, 404]
     assert result["left_to_the_collector"] == []
 
 
 def test_it_crosses_to_a_sync_views_thread_once(django_db_blocker: Any) -> None:
-    result = run_requests(suite_process_env(django_db_blocker))
+    result = run_script(REQUESTS, django_db_blocker)
 
     # Django's own handler crosses four times: request_started, the view, the rendering
     # and the closing. The async view (events) crosses for its own database work.
@@ -177,16 +178,7 @@ print(json.dumps(asyncio.run(main())))
 
 
 def test_it_times_pages_and_api_responses_alike(django_db_blocker: Any) -> None:
-    process = subprocess.run(
-        [str(VENV_BIN / "python"), "-c", TIMINGS],
-        cwd=ROOT,
-        env=suite_process_env(django_db_blocker),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert process.returncode == 0, process.stderr
-    answers = json.loads(process.stdout.splitlines()[-1])
+    answers = run_script(TIMINGS, django_db_blocker)
 
     # One Server-Timing header each (benchmarks/page_load.py compares a page with the API
     # calls that return the same data by it), on the pages as on the API.
@@ -263,16 +255,7 @@ print(json.dumps(asyncio.run(main())))
 def test_it_lets_a_stream_go_of_its_request_and_ends_it_when_the_client_leaves(
     django_db_blocker: Any,
 ) -> None:
-    process = subprocess.run(
-        [str(VENV_BIN / "python"), "-c", STREAM],
-        cwd=ROOT,
-        env=suite_process_env(django_db_blocker),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert process.returncode == 0, process.stderr
-    result = json.loads(process.stdout.splitlines()[-1])
+    result = run_script(STREAM, django_db_blocker)
 
     # A stream may stay open for hours: what it keeps is what its connection costs.
     assert result == {
@@ -330,16 +313,7 @@ print(json.dumps(asyncio.run(main())))
 
 
 def test_it_holds_no_thread_for_a_pages_stream(django_db_blocker: Any) -> None:
-    process = subprocess.run(
-        [str(VENV_BIN / "python"), "-c", WAITERS],
-        cwd=ROOT,
-        env=suite_process_env(django_db_blocker),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert process.returncode == 0, process.stderr
-    result = json.loads(process.stdout.splitlines()[-1])
+    result = run_script(WAITERS, django_db_blocker)
 
     # The feed's reads, the database pool's and the Redis subscription's threads are
     # shared: a few threads in all, not one a stream (a sync-only middleware in the
