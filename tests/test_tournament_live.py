@@ -75,7 +75,12 @@ def test_it_pushes_each_change_of_a_tournament_with_its_version(api_server: Live
             lambda found, n=seen: "table_finished" in changes_of(found[n:]), timeout=20
         )
         shown = next(m for m in over[seen:] if "table_finished" in m.data["changes"])
-        assert shown.data["tables"][0]["status"] == "finished"
+        # The worker may have seated the next round before the feed read the change: the
+        # same message then shows that round's tables.
+        if shown.data["round"] == round_number:
+            assert shown.data["tables"][0]["status"] == "finished"
+        else:
+            assert "round_started" in shown.data["changes"]
         advanced(tournament_id, round_number)
         after = reader.wait_for(
             lambda found, n=seen: "standings_changed" in changes_of(found[n:]), timeout=20
