@@ -9,8 +9,8 @@ A, B, C...; round 2: the same order rotated by one) since the machine is shared 
 drifts. What is measured for each run is the CPU time (user + system, from ``/proc``) of
 the variant's processes (the server and its children) divided by the requests wrk
 completed: the server's CPU a request, printed as a ratio against the baseline (the web
-server as platform/Procfile first started it, uvicorn's access log on, serving the same
-app), pooled over the rounds; with wrk's requests/s and p99 latency at that concurrency
+server as docker-compose.yml starts it behind nginx, serving the same app), pooled over the
+rounds; with wrk's requests/s and p99 latency at that concurrency
 (wall-clock figures: noisy on a shared machine), and the context switches of the server's
 threads a request (``/proc``: a count, steady between runs, of the hand-offs between
 threads that the CPU figure pays for).
@@ -21,8 +21,7 @@ what the server costs by itself shows beside what the platform's app costs on to
     .venv/bin/python benchmarks/asgi_servers.py [--rounds 3] [--seconds 5] [--connections 16]
 
 granian is measured only if it is installed (``.venv/bin/pip install granian``: it is not a
-dependency, since it cannot keep the platform's answers to oversized request heads, as
-docs/operations.md says). wrk is Debian's ``wrk``.
+dependency). wrk is Debian's ``wrk``.
 """
 
 from __future__ import annotations
@@ -46,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import (
     BIN,
     ROOT,
+    deployed_web_server,
     free_port,
     processes_cpu,
     service_platform,
@@ -57,47 +57,33 @@ REDIS_URL = "redis://127.0.0.1:6379/10"
 PLATFORM_APP = "config.asgi:application"
 TRIVIAL_APP = "benchmarks.asgi_servers:trivial_app"
 
-UVICORN = [str(BIN / "uvicorn"), "--host", "127.0.0.1", "--timeout-graceful-shutdown", "3"]
-BOUNDED = ("--http", "server.http_protocol:BoundedHttpToolsProtocol")
 GRANIAN = [str(BIN / "granian"), "--interface", "asgi", "--http", "1", "--host", "127.0.0.1"]
-
-PROCFILE = [*UVICORN, *BOUNDED, "--proxy-headers", "--no-server-header"]
 QUIET = "--no-access-log"
 
+
+def deployed(behind_proxy: bool) -> list[str]:
+    """The web server's command as the platform starts it, without its app (each variant
+    names the app it serves)."""
+    command = deployed_web_server(behind_proxy)
+    return [*(word for word in command if word != PLATFORM_APP), "--host", "127.0.0.1"]
+
+
+#: Behind nginx (docker-compose.yml): uvicorn's httptools protocol.
+COMPOSE = deployed(behind_proxy=True)
+#: With no proxy in front (platform/Procfile, so ``make run``): uvicorn's h11 protocol.
+MAKE_RUN = deployed(behind_proxy=False)
+
 # name → (command without the port and the app, the app). The first variant of each app is
-# the baseline of that app's ratios: the web server as platform/Procfile first started it,
-# uvicorn's access log on (at info level, into a file here); the Procfile's now has it off
-# (UVICORN_ACCESS_LOG=false).
+# the baseline of that app's ratios.
 VARIANTS: dict[str, tuple[list[str], str]] = {
-    "uvicorn access log": (PROCFILE, PLATFORM_APP),
-    "uvicorn procfile": ([*PROCFILE, QUIET], PLATFORM_APP),
+    "compose web": ([*COMPOSE, QUIET], PLATFORM_APP),
+    "make run web": ([*MAKE_RUN, QUIET], PLATFORM_APP),
+    # uvicorn's access log on (at info level, into a file here): off in both deployments.
+    "compose web, access log": (COMPOSE, PLATFORM_APP),
     "granian": ([*GRANIAN, "--loop", "uvloop", QUIET], PLATFORM_APP),
-    # uvicorn's h11 protocol, whose supported option bounds a request's head.
-    "uvicorn h11": (
-        [
-            *UVICORN,
-            "--http",
-            "h11",
-            "--h11-max-incomplete-event-size",
-            "16384",
-            "--proxy-headers",
-            "--no-server-header",
-            QUIET,
-        ],
-        PLATFORM_APP,
-    ),
-    "uvicorn httptools": (
-        [*UVICORN, "--http", "httptools", "--proxy-headers", "--no-server-header", QUIET],
-        PLATFORM_APP,
-    ),
-    "trivial: access log": (PROCFILE, TRIVIAL_APP),
-    "trivial: procfile": ([*PROCFILE, QUIET], TRIVIAL_APP),
-    # uvicorn's own httptools protocol: what the head limits' guard costs.
-    "trivial: no guard": (
-        [*UVICORN, "--http", "httptools", "--no-server-header", QUIET],
-        TRIVIAL_APP,
-    ),
-    "trivial: asyncio loop": ([*PROCFILE, QUIET, "--loop", "asyncio"], TRIVIAL_APP),
+    "trivial: compose web": ([*COMPOSE, QUIET], TRIVIAL_APP),
+    "trivial: make run web": ([*MAKE_RUN, QUIET], TRIVIAL_APP),
+    "trivial: asyncio loop": ([*COMPOSE, QUIET, "--loop", "asyncio"], TRIVIAL_APP),
     "trivial: granian": ([*GRANIAN, "--loop", "uvloop", QUIET], TRIVIAL_APP),
     "trivial: granian rust": (
         [*GRANIAN, "--loop", "uvloop", "--task-impl", "rust", QUIET],

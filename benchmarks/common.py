@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -14,9 +15,37 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+
+
+def deployed_web_server(behind_proxy: bool = False, code: Path = ROOT) -> list[str]:
+    """The web server's command as the platform starts it, read from there: platform/Procfile's
+    (``make run`` and the container image, no proxy in front) or, ``behind_proxy``,
+    docker-compose.yml's (behind nginx). Its address options are left out: add ``--host`` and
+    ``--port``. ``code``: another checkout's, served on this one's packages."""
+    if behind_proxy:
+        compose = yaml.safe_load((code / "docker-compose.yml").read_text())
+        words = shlex.split(compose["services"]["web"]["command"])
+    else:
+        line = next(
+            line
+            for line in (code / "platform" / "Procfile").read_text().splitlines()
+            if line.startswith("web:")
+        )
+        words = shlex.split(line.removeprefix("web:"))
+        # After ``exec env NAME=value``: uvicorn, or an older checkout's ``python -m ...``.
+        words = words[next(i for i, word in enumerate(words) if word in ("uvicorn", "python")) :]
+    command = [str(BIN / words[0])]
+    options = iter(words[1:])
+    for word in options:
+        if word in ("--host", "--port"):
+            next(options)
+        else:
+            command.append(word)
+    return command
 
 
 def free_port() -> int:
@@ -119,41 +148,35 @@ def service_platform(
 
 
 def start_uvicorn(
-    env: dict[str, str], port: int, *, log_name: str, workers: int = 1, code: Path = ROOT
+    env: dict[str, str],
+    port: int,
+    *,
+    log_name: str,
+    workers: int = 1,
+    code: Path = ROOT,
+    behind_proxy: bool = True,
 ) -> subprocess.Popen[bytes]:
-    """uvicorn on loopback serving the checkout at ``code``, started as that checkout's
-    platform/Procfile starts it (quiet, logging to ``var/<log_name>``); returned once it
-    answers. That is ``python -m server.serve``, each worker on a listening socket of its
-    own; an older checkout has no such module and ran ``uvicorn``."""
-    socket_a_worker = (code / "config" / "serve.py").exists()
-    launcher = (
-        [str(BIN / "python"), "-m", "server.serve"] if socket_a_worker else [str(BIN / "uvicorn")]
-    )
-    log = open(ROOT / "var" / log_name, "wb")  # noqa: SIM115
-    process = subprocess.Popen(
+    """The web server on loopback serving the checkout at ``code``, quiet, logging to
+    ``var/<log_name>``; returned once it answers. Started as docker-compose.yml starts it
+    behind nginx (the service deployment), or, not ``behind_proxy``, as platform/Procfile
+    does (``make run``). A checkout from before nginx stood in front bounded request heads in
+    its own protocol: it is served as its Procfile said."""
+    older = (code / "server" / "http_protocol.py").exists()
+    process = start(
         [
-            *launcher,
-            "config.asgi:application",
+            *deployed_web_server(behind_proxy and not older, code),
             *("--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)),
             *("--no-access-log", "--log-level", "warning"),
-            *("--http", "server.http_protocol:BoundedHttpToolsProtocol"),  # as the Procfile
-            *("--timeout-graceful-shutdown", "3"),
         ],
-        cwd=code,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+        env,
+        log_name,
+        code,
     )
     deadline = time.monotonic() + 60
-    # It answers once one worker does; with a socket a worker, connections opened before the
-    # others listen would all go to the first.
-    listeners = workers if socket_a_worker else 1
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/schema/", timeout=5):
-                if len(tcp_sockets(port, LISTENING)) >= listeners:
-                    return process
+                return process
         except OSError:  # not listening yet (urllib's errors are OSErrors)
             pass
         time.sleep(0.2)

@@ -11,8 +11,8 @@
                                             [--history-connections 2000]
                                             [--profile [PY_SPY]]
 
-Each scenario starts a web process of its own (``python -m server.serve``, one worker, as
-``common.start_uvicorn`` starts it; ``RATE_LIMIT_PER_MINUTE`` raised, since every client
+Each scenario starts a web process of its own (uvicorn as docker-compose.yml starts it, one
+worker, by ``common.start_uvicorn``; ``RATE_LIMIT_PER_MINUTE`` raised, since every client
 comes from 127.0.0.1), so that no feed of an earlier scenario lingers in it. Service mode
 runs on a fresh PostgreSQL database (``sergeant_bench_watchers``) and Redis db 9 with a
 Celery worker, beat and the move timer (``common.service_platform``); the embedded default
@@ -1330,8 +1330,8 @@ def report(load_before: tuple[float, float, float], took: float) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     print(f"open files limit (RLIMIT_NOFILE) of the load generator and the servers: {soft}/{hard}")
     print(
-        "one web process (python -m server.serve, 1 worker); latency from just before the "
-        "move's POST was written to the frame read by the load generator"
+        "one web process (uvicorn as docker-compose.yml runs it, 1 worker); latency from just "
+        "before the move's POST was written to the frame read by the load generator"
     )
     width = max(len(r.scenario) for r in ROWS) if ROWS else 10
     fig = max(len(r.figure) for r in ROWS) if ROWS else 10

@@ -32,6 +32,7 @@ from django.urls import Resolver404, ResolverMatch, get_resolver, set_script_pre
 
 from api.middleware import refusal
 from server.gc_tuning import freeze_startup_objects
+from server.head_limits import head_refusal, send_refusal
 
 MAX_IDLE_REQUEST_THREADS = 64
 T = TypeVar("T")
@@ -40,10 +41,9 @@ T = TypeVar("T")
 class RequestThread(concurrent.futures.Executor):
     """A thread that runs one request's sync work at a time, kept for the next request.
 
-    An executor, with a cheaper crossing for the loop's own calls (:meth:`run`): a
-    ``ThreadPoolExecutor`` through ``run_in_executor`` cost 60-90 µs of CPU a crossing (its
-    concurrent future, its semaphore, the chained asyncio future), a plain queue and
-    ``call_soon_threadsafe`` 19-25 (docs/decisions/0053).
+    An executor, with a cheaper crossing for the loop's own calls (:meth:`run`): a plain
+    queue and ``call_soon_threadsafe`` rather than ``run_in_executor``'s concurrent future,
+    semaphore and chained asyncio future (server/README.md has what it saves).
 
     A daemon thread: at the process's exit it is not waited for. uvicorn's graceful shutdown
     (``--timeout-graceful-shutdown``) waits for the requests in flight first; sync work still
@@ -73,8 +73,7 @@ class RequestThread(concurrent.futures.Executor):
         What asgiref's ``sync_to_async`` does for a call with this executor, without what
         this path does not use: working the executor out, carrying context variables set in
         the thread back (nothing the sync views set is read after them), and the main loop
-        noted for an ``async_to_sync`` in the thread (none is made there): about a fifth of
-        the loop's work for a ``GET /me`` (docs/decisions/0051).
+        noted for an ``async_to_sync`` in the thread (none is made there).
         """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
@@ -184,6 +183,10 @@ class Handler(ASGIHandler):
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        refused = head_refusal(scope)
+        if refused is not None:
+            await send_refusal(send, *refused)
+            return
         send_timed = timed(send)
         sync, match = sync_view_route(scope)
         if not sync:

@@ -23,7 +23,6 @@ from core.heartbeats import HEARTBEAT_KEY, MOVE_TIMER_KEY, heartbeat_store
 from tests.support import (
     ROOT,
     VENV_BIN,
-    WEB_SERVER,
     celery_worker_command,
     clean_env,
     start_process,
@@ -221,27 +220,20 @@ def api_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[LiveSer
 
 
 @contextlib.contextmanager
-def serving_api(django_db_blocker: Any, log_name: str, **env: str) -> Iterator[LiveServer]:
+def serving_api(
+    django_db_blocker: Any, log_name: str, *, behind_proxy: bool = False, **env: str
+) -> Iterator[LiveServer]:
     """Serve the API with uvicorn on the test database, the suite's cache and broker, with
-    ``env`` added to its environment."""
-    from server.http_protocol import HTTP_PROTOCOL
-    from tests.support import free_port
+    ``env`` added to its environment: as platform/Procfile serves it, or as docker-compose.yml
+    does behind nginx (``behind_proxy``)."""
+    from tests.support import deployed_web_server, free_port
 
     port = free_port()
     log_path = settings.DATA_DIR / "logs" / log_name
     process = start_process(
         [
-            *WEB_SERVER,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-access-log",
-            # The request head limits of platform/Procfile's web server (server/http_protocol.py).
-            "--http",
-            HTTP_PROTOCOL,
-            "--timeout-graceful-shutdown",
-            "3",
+            *deployed_web_server(behind_proxy),
+            *("--host", "127.0.0.1", "--port", str(port), "--no-access-log"),
         ],
         {**suite_process_env(django_db_blocker), **env},
         log_path,

@@ -12,11 +12,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
+from benchmarks.common import deployed_web_server
+
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
-#: The web server as platform/Procfile starts it: uvicorn's command, each worker on a listening
-#: socket of its own (server/serve.py); uvicorn's options follow.
-WEB_SERVER = [str(VENV_BIN / "python"), "-m", "server.serve", "config.asgi:application"]
+
+
+#: The web server as platform/Procfile starts it; uvicorn's options may follow.
+WEB_SERVER = deployed_web_server()
 
 T = TypeVar("T")
 
