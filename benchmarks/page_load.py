@@ -176,8 +176,8 @@ def seed(games: int, jobs: int) -> dict[str, Any]:
     from accounts.services import create_person
     from games import services as games_services
     from ratings.models import RatingChange
-    from tournaments import services as tournaments
     from tournaments.models import Tournament
+    from tournaments.services import entries, running, setup
 
     started = time.monotonic()
     with quick_passwords():
@@ -196,9 +196,9 @@ def seed(games: int, jobs: int) -> dict[str, Any]:
             play_share, [(count, i, star.pk, other_ids) for i, count in enumerate(shares)]
         )
         # Meanwhile the worker plays a swiss of house bots to its end.
-        bots = tournaments.create_tournament(
+        bots = setup.create_tournament(
             organiser,
-            {
+            values={
                 "name": "Benchmark swiss of house bots",
                 "rules": "classic",
                 "format": "swiss",
@@ -208,8 +208,8 @@ def seed(games: int, jobs: int) -> dict[str, Any]:
             },
         )
         for _ in range(30):
-            tournaments.add_entrant(organiser, bots.pk, "house:random")
-        tournaments.start(organiser, bots.pk)
+            entries.add_entrant(organiser, tournament_id=bots.pk, username="house:random")
+        running.start(organiser, tournament_id=bots.pk)
         # What the start page lists besides: open tables, games in play, tournaments.
         for person in others[10:18]:
             games_services.create_table(
@@ -217,9 +217,9 @@ def seed(games: int, jobs: int) -> dict[str, Any]:
             )
         for i in range(8):
             new_game(others[20 + 3 * i : 23 + 3 * i], "classic", CLICK_MOVE_SECONDS)
-        running = tournaments.create_tournament(
+        club_night = setup.create_tournament(
             organiser,
-            {
+            values={
                 "name": "Benchmark club night",
                 "rules": "classic",
                 "format": "swiss",
@@ -228,14 +228,19 @@ def seed(games: int, jobs: int) -> dict[str, Any]:
             },
         )
         for person in others[50:56]:
-            tournaments.add_entrant(organiser, running.pk, person.username)
-        tournaments.start(organiser, running.pk)
-        upcoming = tournaments.create_tournament(
+            entries.add_entrant(organiser, tournament_id=club_night.pk, username=person.username)
+        running.start(organiser, tournament_id=club_night.pk)
+        upcoming = setup.create_tournament(
             organiser,
-            {"name": "Benchmark next week", "rules": "classic", "format": "swiss", "rounds": 4},
+            values={
+                "name": "Benchmark next week",
+                "rules": "classic",
+                "format": "swiss",
+                "rounds": 4,
+            },
         )
         for person in others[60:65]:
-            tournaments.add_entrant(organiser, upcoming.pk, person.username)
+            entries.add_entrant(organiser, tournament_id=upcoming.pk, username=person.username)
         played = sum(playing.get())
     progress(f"  {played} games played in {time.monotonic() - started:.0f} s")
 

@@ -33,9 +33,9 @@ through ``bots.match.play_game``; the rating model through ``ratings.replay.Repl
 ``tournaments.seating.first_swiss_round``/``swiss_round`` and ``History.from_tables`` for the
 pairings (``round_robin_round`` with ``--format round-robin``: tables mixed regardless of
 standing); ``tournaments.standings.rank_standings`` for the standings a swiss round seats
-from; ``tournaments.services.points_for_ranks`` and ``duplicate_scores`` for a round's
-results. The field's variants (the heuristic taking house:random's decision with
-probability p) are strategies registered in this process only.
+from, and its ``points_for_ranks`` and ``duplicate_scores`` for a round's results. The
+field's variants (the heuristic taking house:random's decision with probability p) are
+strategies registered in this process only.
 
     nice -n 10 .venv/bin/python benchmarks/rating_recovery.py     # about 270 s of CPU, 2 jobs
     nice -n 10 .venv/bin/python benchmarks/rating_recovery.py --tournaments 8 --rounds 12
@@ -67,7 +67,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 os.environ.setdefault("DATA_DIR", tempfile.mkdtemp(prefix="rating-recovery-"))
 import django
 
-django.setup()  # tournaments.services imports the models; nothing here reads a database
+django.setup()  # the models are imported (default points by rank); nothing reads a database
 
 from bots.match import Interval, play_game  # noqa: E402
 from bots.strategies import STRATEGIES, Strategy  # noqa: E402
@@ -78,8 +78,13 @@ from ratings.replay import Replay, StoredGame  # noqa: E402
 from ratings.skill import SeatOutcome  # noqa: E402
 from tournaments import seating  # noqa: E402
 from tournaments.models import default_points_by_rank  # noqa: E402
-from tournaments.services import duplicate_scores, points_for_ranks  # noqa: E402
-from tournaments.standings import Entry, RoundResult, rank_standings  # noqa: E402
+from tournaments.standings import (  # noqa: E402
+    Entry,
+    RoundResult,
+    duplicate_scores,
+    points_for_ranks,
+    rank_standings,
+)
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
 

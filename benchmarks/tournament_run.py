@@ -35,13 +35,13 @@ def main() -> None:
         # Django is set up only now (the platform's settings): the project's modules after it.
         from accounts.services import register_player
         from games.models import Game, GameEvent
-        from tournaments import services
         from tournaments.models import Round, Tournament
+        from tournaments.services import entries, running, setup
 
         organiser, _ = register_player("bench-organiser", password="bench-password-1")
-        tournament = services.create_tournament(
+        tournament = setup.create_tournament(
             organiser,
-            {
+            values={
                 "name": "Benchmark swiss",
                 "rules": "classic",
                 "format": "swiss",
@@ -52,10 +52,12 @@ def main() -> None:
         )
         bots = args.bots.split(",")
         for i in range(args.players):
-            services.add_entrant(organiser, tournament.pk, bots[i % len(bots)])
+            entries.add_entrant(
+                organiser, tournament_id=tournament.pk, username=bots[i % len(bots)]
+            )
 
         started = time.monotonic()
-        services.start(organiser, tournament.pk)
+        running.start(organiser, tournament_id=tournament.pk)
         seen_rounds: dict[int, float] = {}
         deadline = started + args.timeout
         while time.monotonic() < deadline:

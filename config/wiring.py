@@ -32,7 +32,6 @@ def connect() -> None:
     from tournaments import live as tournament_live
     from tournaments import receivers as tournament_receivers
     from tournaments import selectors as tournament_selectors
-    from tournaments import services as tournament_services
     from web.views.games import table_fragment
     from web.views.home import in_play_fragment
     from web.views.tournaments import live_fragment
@@ -77,7 +76,7 @@ def connect() -> None:
     # A duplicate tournament's round keeps its games' deals to their own seats while it plays.
     _add(game_selectors.EMBARGOES, tournament_selectors.deals_embargoed)
     # Tournament seeding and rating-range limits read the ratings.
-    _add(tournament_services.RATING_SOURCES, rating_selectors.seeding_ratings)
+    _add(tournament_selectors.RATING_SOURCES, rating_selectors.seeding_ratings)
 
     # A game's live feed renders the page's table once per seat for all that seat's pages.
     game_live.FRAGMENTS.setdefault("table", table_fragment)

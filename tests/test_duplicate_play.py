@@ -18,7 +18,7 @@ from tests.conftest import LiveServer, WorkerInfo
 from tests.support import wait_until
 from tests.tournament_helpers import play_fallbacks
 from tournaments.models import Round, TournamentTable
-from tournaments.services import duplicate_scores
+from tournaments.standings import duplicate_scores
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -10,8 +10,8 @@ from django.test import Client
 from django.utils import timezone
 
 from tests.tournament_helpers import new_tournament, players
-from tournaments import services
 from tournaments.models import Tournament
+from tournaments.services import entries, running
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 def test_it_shows_a_running_tournament_in_the_admin(admin_client: Client) -> None:
     club = players("adm", 4)
     tournament = new_tournament(club[0], club)
-    services.start(club[0], tournament.pk)
+    running.start(club[0], tournament_id=tournament.pk)
     round_id = tournament.round_set.get().pk
 
     for url in (
@@ -37,7 +37,7 @@ def test_it_moves_the_version_on_with_an_edit_in_the_admin() -> None:
     tournament = new_tournament(club[0], club)
     model_admin = admin.site._registry[Tournament]
     loaded = Tournament.objects.get(pk=tournament.pk)
-    services.register(players("admw", 1)[0], tournament.pk)  # meanwhile
+    entries.register(players("admw", 1)[0], tournament_id=tournament.pk)  # meanwhile
     moved = Tournament.objects.get(pk=tournament.pk).version
     loaded.name = "Renamed"
 
@@ -54,7 +54,7 @@ def test_it_starts_tournaments_whose_start_time_has_come() -> None:
     later = new_tournament(club[0], club, starts_at=now + timedelta(hours=1))
     empty = new_tournament(club[0], club[:2], starts_at=now - timedelta(minutes=1))
 
-    started = services.start_due_tournaments(now)
+    started = running.start_due_tournaments(now=now)
 
     assert started == [due.pk]
     assert Tournament.objects.get(pk=due.pk).status == "running"

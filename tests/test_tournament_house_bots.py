@@ -9,8 +9,9 @@ from games.models import Game, GameEvent
 from tests.conftest import WorkerInfo
 from tests.support import wait_until
 from tests.tournament_helpers import new_tournament, players
-from tournaments import selectors, services
+from tournaments import selectors
 from tournaments.models import Tournament
+from tournaments.services import entries, running
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,9 +20,9 @@ def test_it_runs_a_swiss_of_house_bots_by_itself(celery_worker: WorkerInfo) -> N
     (organiser,) = players("botclub", 1)
     tournament = new_tournament(organiser, [], move_seconds=30)
     for bot in ["house:random", "house:heuristic", "house:strong"] * 3:
-        services.add_entrant(organiser, tournament.pk, bot)
+        entries.add_entrant(organiser, tournament_id=tournament.pk, username=bot)
 
-    services.start(organiser, tournament.pk)
+    running.start(organiser, tournament_id=tournament.pk)
     done = wait_until(
         lambda: Tournament.objects.filter(
             pk=tournament.pk, status=Tournament.Status.FINISHED

@@ -20,7 +20,8 @@ from tests.api_client import Client, error_of
 from tests.conftest import LiveServer, serving_api
 from tests.game_helpers import play_to_the_end, three_players
 from tests.live_client import LiveReader, Message, tournament_reader
-from tournaments import selectors, services
+from tournaments import selectors
+from tournaments.services import entries, running
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,7 +33,7 @@ def changes_of(messages: list[Message]) -> set[str]:
 def advanced(tournament_id: int, round_number: int) -> None:
     """The round scored and the next one started (or the end): by the suite's worker when it
     runs, else here."""
-    services.advance(tournament_id)
+    running.advance(tournament_id=tournament_id)
     found = selectors.tournament(tournament_id)
     assert found.current_round > round_number or found.status == "finished"
 
@@ -251,7 +252,7 @@ def test_it_reads_a_tournament_at_one_moment_while_players_enter() -> None:
     entered: list[bool] = []
 
     def enter_late() -> None:
-        services.register(late, tournament.pk)
+        entries.register(late, tournament_id=tournament.pk)
         connections.close_all()
 
     def between_queries(execute: Any, sql: str, *args: Any) -> Any:

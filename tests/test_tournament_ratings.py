@@ -8,7 +8,8 @@ from django.utils import timezone
 from core.errors import DomainError
 from ratings.models import Rating
 from tests.tournament_helpers import players
-from tournaments import services
+from tournaments import selectors
+from tournaments.services import entries, setup
 
 pytestmark = pytest.mark.django_db
 
@@ -24,17 +25,23 @@ def test_it_admits_by_rating_range_in_the_tournament_pool() -> None:
     Rating.objects.create(
         player=newcomer, pool="race", mu=40, sigma=1, games=90, last_played_at=now
     )
-    tournament = services.create_tournament(
+    tournament = setup.create_tournament(
         organiser,
-        {"name": "Top table", "rules": "classic", "format": "swiss", "rounds": 2, "min_rating": 20},
+        values={
+            "name": "Top table",
+            "rules": "classic",
+            "format": "swiss",
+            "rounds": 2,
+            "min_rating": 20,
+        },
     )
 
-    services.register(strong, tournament.pk)  # ordinal 30 - 3*2 = 24
+    entries.register(strong, tournament_id=tournament.pk)  # ordinal 30 - 3*2 = 24
     for refused in (weak, newcomer):  # ordinal 14; unrated in classic
         with pytest.raises(DomainError) as error:
-            services.register(refused, tournament.pk)
+            entries.register(refused, tournament_id=tournament.pk)
         assert error.value.code == "rating_out_of_range"
-    assert services.ratings_of([strong, weak, newcomer], {"preset": "classic"}) == {
+    assert selectors.ratings_of([strong, weak, newcomer], {"preset": "classic"}) == {
         strong.pk: pytest.approx(24.0),
         weak.pk: pytest.approx(14.0),
     }

@@ -13,8 +13,9 @@ from games.models import Game
 from realtime.models import PlayerMessage
 from tests.conftest import WorkerInfo
 from tests.tournament_helpers import new_tournament, players, run_to_the_end
-from tournaments import selectors, services
+from tournaments import selectors
 from tournaments.models import Entrant, Result, Round, Tournament
+from tournaments.services import running
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,7 +41,7 @@ def test_it_runs_a_nine_player_swiss_to_the_final_standings(celery_worker: Worke
     club = players("nine", 9)
     tournament = new_tournament(club[0], club)
 
-    services.start(club[0], tournament.pk)
+    running.start(club[0], tournament_id=tournament.pk)
     done = run_to_the_end(tournament.pk)
 
     entrants = set(Entrant.objects.filter(tournament=done).values_list("pk", flat=True))
@@ -80,7 +81,7 @@ def test_it_runs_a_ten_player_swiss_with_filler_bots(celery_worker: WorkerInfo) 
     club = players("ten", 10)
     tournament = new_tournament(club[0], club, odd_count="fillers")
 
-    services.start(club[0], tournament.pk)
+    running.start(club[0], tournament_id=tournament.pk)
     done = run_to_the_end(tournament.pk)
 
     filler_tables: Counter[int] = Counter()
@@ -104,7 +105,7 @@ def test_it_runs_an_eleven_player_swiss_with_byes(celery_worker: WorkerInfo) -> 
     club = players("eleven", 11)
     tournament = new_tournament(club[0], club, odd_count="byes")
 
-    services.start(club[0], tournament.pk)
+    running.start(club[0], tournament_id=tournament.pk)
     done = run_to_the_end(tournament.pk)
 
     all_byes: list[int] = []
@@ -128,7 +129,7 @@ def test_it_runs_a_knockout_until_one_table_remains(celery_worker: WorkerInfo) -
     club = players("ko", 9)
     tournament = new_tournament(club[0], club, format="knockout", rounds=None)
 
-    services.start(club[0], tournament.pk)
+    running.start(club[0], tournament_id=tournament.pk)
     done = run_to_the_end(tournament.pk)
 
     first, final = Round.objects.filter(tournament=done).order_by("number")

@@ -23,7 +23,7 @@ from tournaments.seating import (
     round_robin_round,
     swiss_round,
 )
-from tournaments.services import points_for_ranks
+from tournaments.standings import points_for_ranks
 
 FORMATS = ("swiss", "round_robin")
 

@@ -371,13 +371,13 @@ def test_it_answers_a_server_error_with_an_html_page_or_the_apis_json() -> None:
 
 def test_it_names_the_seats_of_a_tournament_game_as_its_entrants_and_links_back() -> None:
     from tests.tournament_helpers import new_tournament
-    from tournaments import services as tournaments
+    from tournaments.services import entries, running
 
     ann = create_person("ann", password=PASSWORD)
     tournament = new_tournament(ann, [ann], rounds=1)
-    tournaments.add_entrant(ann, tournament.pk, "house:random")
-    tournaments.add_entrant(ann, tournament.pk, "house:random")
-    tournaments.start(ann, tournament.pk)
+    entries.add_entrant(ann, tournament_id=tournament.pk, username="house:random")
+    entries.add_entrant(ann, tournament_id=tournament.pk, username="house:random")
+    running.start(ann, tournament_id=tournament.pk)
     game = Game.objects.get()
 
     page = Client().get(f"/games/{game.pk}").content.decode()

@@ -19,8 +19,8 @@ from games.models import Game
 from tests.conftest import WorkerInfo
 from tests.support import wait_until
 from tests.tournament_helpers import PASSWORD, new_tournament, play_fallbacks
-from tournaments import services
 from tournaments.models import AuditEntry, Entrant, ForbiddenPair, Round, Tournament
+from tournaments.services import entries, running
 
 
 def person(username: str) -> Player:
@@ -72,7 +72,7 @@ def run_here(tournament_id: int) -> Tournament:
         )
         for game_id in playing.values_list("pk", flat=True):
             play_fallbacks(game_id)
-        services.advance(tournament_id)
+        running.advance(tournament_id=tournament_id)
     raise AssertionError("the tournament did not finish")
 
 
@@ -114,10 +114,10 @@ FORM = {
 def test_it_lists_running_upcoming_and_finished_tournaments_apart() -> None:
     ann, bob, cat = person("ann"), person("bob"), person("cat")
     upcoming = new_tournament(ann, [bob], name="Open doors", starts_at=None)
-    running = new_tournament(ann, [ann, bob, cat], name="Thursday swiss", rounds=3)
-    services.start(ann, running.pk)
+    under_way = new_tournament(ann, [ann, bob, cat], name="Thursday swiss", rounds=3)
+    running.start(ann, tournament_id=under_way.pk)
     finished = new_tournament(ann, [ann, bob, cat], name="Last year's final", rounds=1)
-    services.start(ann, finished.pk)
+    running.start(ann, tournament_id=finished.pk)
     run_here(finished.pk)
 
     page = html(Client().get("/tournaments"))
@@ -125,13 +125,13 @@ def test_it_lists_running_upcoming_and_finished_tournaments_apart() -> None:
     groups = {
         name: section(page, f'data-group="{name}"') for name in ("running", "upcoming", "finished")
     }
-    assert f'href="/tournaments/{running.pk}">Thursday swiss</a>' in groups["running"]
+    assert f'href="/tournaments/{under_way.pk}">Thursday swiss</a>' in groups["running"]
     assert f'href="/tournaments/{upcoming.pk}">Open doors</a>' in groups["upcoming"]
     assert f'href="/tournaments/{finished.pk}">Last year' in groups["finished"]
     for name, group in groups.items():
         shown = re.findall(r'data-tournament-id="(\d+)"', group)
         assert len(shown) == 1, name
-    running_row = groups["running"].split(f'data-tournament-id="{running.pk}"')[1]
+    running_row = groups["running"].split(f'data-tournament-id="{under_way.pk}"')[1]
     assert "Swiss" in running_row and "classic" in running_row
     assert re.search(r'<td class="num" data-label="Entrants">3</td>', running_row)
     assert re.search(r'<td class="num" data-label="Rounds">1 of 3</td>', running_row)
@@ -294,7 +294,7 @@ def test_it_lets_the_organiser_add_house_bots_and_people_then_start() -> None:
 def test_it_lets_the_organiser_withdraw_an_entrant_once_it_runs() -> None:
     ann, bob, cat, dan = person("ann"), person("bob"), person("cat"), person("dan")
     tournament = new_tournament(ann, [bob, cat, dan], rounds=2)
-    services.start(ann, tournament.pk)
+    running.start(ann, tournament_id=tournament.pk)
     base = f"/tournaments/{tournament.pk}"
 
     page = html(logged_in(ann).post(f"{base}/entrants/remove", {"name": "dan"}, follow=True))
@@ -396,7 +396,7 @@ def test_it_changes_only_the_settings_the_organiser_changed() -> None:
 def test_it_lets_the_organiser_adjudicate_a_table_after_the_deadline() -> None:
     ann, bob, cat = person("ann"), person("bob"), person("cat")
     tournament = new_tournament(ann, [ann, bob, cat], rounds=1)
-    services.start(ann, tournament.pk)
+    running.start(ann, tournament_id=tournament.pk)
     client = logged_in(ann)
     base = f"/tournaments/{tournament.pk}"
     assert 'data-action="adjudicate"' not in html(client.get(base))
@@ -495,7 +495,7 @@ def test_it_shows_the_standings_of_the_api_with_every_tiebreak() -> None:
     ann = person("ann")
     entrants = [person(name) for name in ("bob", "cat", "dan", "eve", "fay")]
     tournament = new_tournament(ann, entrants, rounds=2, odd_count="byes")
-    services.start(ann, tournament.pk)
+    running.start(ann, tournament_id=tournament.pk)
     run_here(tournament.pk)
 
     page = html(Client().get(f"/tournaments/{tournament.pk}"))
@@ -532,7 +532,7 @@ def test_it_draws_a_round_robins_cross_table_of_everyone_against_everyone() -> N
     ann = person("ann")
     players = [person(name) for name in ("bob", "cat", "dan", "eve", "fay", "gus")]
     tournament = new_tournament(ann, players, format="round_robin", rounds=2)
-    services.start(ann, tournament.pk)
+    running.start(ann, tournament_id=tournament.pk)
     run_here(tournament.pk)
 
     page = html(Client().get(f"/tournaments/{tournament.pk}"))
@@ -562,7 +562,7 @@ def test_it_serves_the_live_part_and_says_when_it_has_not_changed() -> None:
     first = viewer.get(live)
     etag = first["ETag"]
     unchanged = viewer.get(live, headers={"If-None-Match": etag})
-    services.register(cat, tournament.pk)
+    entries.register(cat, tournament_id=tournament.pk)
     changed = viewer.get(live, headers={"If-None-Match": etag})
 
     assert first.status_code == 200
@@ -576,10 +576,10 @@ def test_it_serves_the_live_part_and_says_when_it_has_not_changed() -> None:
     assert f'data-version="{changed["ETag"].strip(chr(34))}"' in page
     assert 'data-poll-seconds="10"' in page and "web/tournament.js" in page
 
-    services.start(ann, tournament.pk)
-    running = html(viewer.get(live))
-    assert 'data-status="running"' in running and 'data-poll-seconds="4"' in running
-    assert standings_on_page(running) == [r["username"] for r in api_standings(tournament.pk)]
+    running.start(ann, tournament_id=tournament.pk)
+    started = html(viewer.get(live))
+    assert 'data-status="running"' in started and 'data-poll-seconds="4"' in started
+    assert standings_on_page(started) == [r["username"] for r in api_standings(tournament.pk)]
 
 
 @pytest.mark.django_db

@@ -19,7 +19,7 @@ from games.models import Game
 from tests.browser import new_page, screenshots, sign_up
 from tests.conftest import LiveServer
 from tests.tournament_helpers import new_tournament, play_fallbacks, players
-from tournaments import services
+from tournaments.services import entries, running
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -137,13 +137,13 @@ def test_it_follows_the_push_channel(api_server: LiveServer, context: BrowserCon
     dora.wait_for_timeout(500)  # the stream opened
 
     changed_at = time.monotonic()
-    services.add_entrant(ann, tournament.pk, "house:random")
+    entries.add_entrant(ann, tournament_id=tournament.pk, username="house:random")
     dora.wait_for_selector('#tournament-live tr[data-entrant="house:random #1"]', timeout=10_000)
     assert time.monotonic() - changed_at < 5  # pushed: the page asks every 10 s
-    services.remove_entrant(ann, tournament.pk, "house:random #1")
+    entries.remove_entrant(ann, tournament_id=tournament.pk, name="house:random #1")
     dora.wait_for_selector('#tournament-live tr[data-entrant="house:random #1"]', state="detached")
 
-    services.start(ann, tournament.pk)  # a new status: the page reloads itself
+    running.start(ann, tournament_id=tournament.pk)  # a new status: the page reloads itself
     dora.wait_for_selector('[data-tournament-status="running"]')
     dora.wait_for_selector('#standings tr.me[data-username="dora"]')
     games = Game.objects.filter(tournament_table__round__tournament=tournament)
@@ -160,7 +160,7 @@ def test_it_follows_the_push_channel(api_server: LiveServer, context: BrowserCon
     screenshots(dora, "tournament-pushed")
 
     play_fallbacks(dora_s_table.pk)
-    services.advance(tournament.pk)  # (or the suite's worker did)
+    running.advance(tournament_id=tournament.pk)  # (or the suite's worker did)
     dora.wait_for_selector('#tournament-live[data-round="2"]')
     assert f"tournaments/{tournament.pk}/live" not in asked  # it never asked for its part
     assert dora.errors == []  # type: ignore[attr-defined]
@@ -184,7 +184,7 @@ def test_it_asks_every_few_seconds_where_it_cannot_follow_the_channel(
         asked = [requests_of(page) for page in pages]
         for page in pages:
             page.goto(base)
-        services.add_entrant(ann, tournament.pk, "house:heuristic")
+        entries.add_entrant(ann, tournament_id=tournament.pk, username="house:heuristic")
         for page in pages:
             page.wait_for_selector(
                 '#tournament-live tr[data-entrant="house:heuristic #1"]', timeout=40_000

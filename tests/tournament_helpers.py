@@ -15,8 +15,8 @@ from accounts.services import register_player
 from games import services as games
 from games.engine import Game as Engine
 from games.models import Game
-from tournaments import services
 from tournaments.models import Tournament
+from tournaments.services import entries, setup
 
 PASSWORD = "correct horse battery"
 
@@ -35,9 +35,9 @@ def new_tournament(creator: Player, entrants: list[Player], **settings: Any) -> 
         "move_seconds": 600,
         **settings,
     }
-    tournament = services.create_tournament(creator, values)
+    tournament = setup.create_tournament(creator, values=values)
     for player in entrants:
-        services.register(player, tournament.pk)
+        entries.register(player, tournament_id=tournament.pk)
     return tournament
 
 

@@ -7,7 +7,6 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from tournaments import services
 from tournaments.models import (
     AuditEntry,
     Entrant,
@@ -18,6 +17,7 @@ from tournaments.models import (
     Tournament,
     TournamentTable,
 )
+from tournaments.services import changes
 
 
 class EntrantInline(admin.TabularInline):
@@ -65,7 +65,7 @@ class TournamentAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: bool) -> None:
         """An edit moves the version on (its page follows it live): every column but the
-        version is written, which only ``services.mark_changed`` moves, in the same
+        version is written, which only ``changes.mark_changed`` moves, in the same
         transaction as the inlines' rows."""
         if not change:
             super().save_model(request, obj, form, change)
@@ -74,7 +74,7 @@ class TournamentAdmin(admin.ModelAdmin):
             f.name for f in Tournament._meta.concrete_fields if f.name not in ("id", "version")
         ]
         obj.save(update_fields=written)
-        services.mark_changed([obj.pk])
+        changes.mark_changed(tournament_ids=[obj.pk])
 
 
 class TableInline(admin.TabularInline):

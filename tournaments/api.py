@@ -23,7 +23,7 @@ from api.requests import choice_param, int_param, no_body, resume_point, valid
 from api.schema import ERROR, live_stream_parameters, live_stream_responses
 from api.strict import INT32_MAX
 from core.errors import DomainError, Invalid
-from tournaments import live, selectors, services
+from tournaments import live, selectors
 from tournaments.models import Invitation
 from tournaments.serializers import (
     AuditEntrySerializer,
@@ -42,6 +42,7 @@ from tournaments.serializers import (
     TournamentSettingsSerializer,
     UsernameSerializer,
 )
+from tournaments.services import entries, running, setup
 
 CanPlay = require_scope(ApiToken.Scope.PLAY)
 CanOrganise = require_scope(ApiToken.Scope.ORGANISE)
@@ -88,7 +89,7 @@ class TournamentsView(APIView):
         The caller organises it → 201 its detail (docs/tournaments.md has every setting).
         """
         data = valid(TournamentSettingsSerializer, request.data)
-        tournament = services.create_tournament(caller(request), data)
+        tournament = setup.create_tournament(caller(request), values=data)
         return _detail(request, tournament.pk, 201)
 
 
@@ -120,7 +121,7 @@ class TournamentView(APIView):
         An organiser, before the start → 200 its detail.
         """
         changes = valid(TournamentSettingsSerializer, request.data, partial=True)
-        services.update_tournament(caller(request), tournament_id, changes)
+        setup.update_tournament(caller(request), tournament_id=tournament_id, changes=changes)
         return _detail(request, tournament_id)
 
 
@@ -140,7 +141,9 @@ class RegisterView(APIView):
         entrant.
         """
         data = valid(EntrySerializer, request.data)
-        found = services.register(caller(request), tournament_id, data.get("player"))
+        found = entries.register(
+            caller(request), tournament_id=tournament_id, username=data.get("player")
+        )
         return Response(selectors.entrant_data(found), status=201)
 
 
@@ -159,7 +162,7 @@ class DeclineView(APIView):
         409 `not_invited`.
         """
         data = valid(EntrySerializer, request.data)
-        services.decline(caller(request), tournament_id, data.get("player"))
+        entries.decline(caller(request), tournament_id=tournament_id, username=data.get("player"))
         return Response(status=204)
 
 
@@ -177,7 +180,7 @@ class WithdrawView(APIView):
         The caller leaves before the start → 204.
         """
         no_body(request.data)
-        services.withdraw(caller(request), tournament_id)
+        entries.withdraw(caller(request), tournament_id=tournament_id)
         return Response(status=204)
 
 
@@ -219,7 +222,9 @@ class EntrantsView(APIView):
         with `register`).
         """
         data = valid(UsernameSerializer, request.data)
-        added = services.add_entrant(caller(request), tournament_id, data["player"])
+        added = entries.add_entrant(
+            caller(request), tournament_id=tournament_id, username=data["player"]
+        )
         if isinstance(added, Invitation):
             return Response(selectors.invitation_data(added), status=202)
         return Response(selectors.entrant_data(added), status=201)
@@ -237,7 +242,7 @@ class EntrantView(APIView):
 
         An organiser, before the start (or cancels a pending invitation of `name`) → 204.
         """
-        services.remove_entrant(caller(request), tournament_id, name)
+        entries.remove_entrant(caller(request), tournament_id=tournament_id, name=name)
         return Response(status=204)
 
 
@@ -255,7 +260,7 @@ class StartView(APIView):
         An organiser seats round 1 and starts its games → 200 its detail.
         """
         no_body(request.data)
-        services.start(caller(request), tournament_id)
+        running.start(caller(request), tournament_id=tournament_id)
         return _detail(request, tournament_id)
 
 
@@ -381,7 +386,9 @@ class AdjudicateView(APIView):
         table.
         """
         no_body(request.data)
-        services.adjudicate(caller(request), tournament_id, number, table)
+        running.adjudicate(
+            caller(request), tournament_id=tournament_id, round_number=number, table_number=table
+        )
         return Response(selectors.table_detail(tournament_id, number, table))
 
 
@@ -408,7 +415,9 @@ class ForbiddenPairsView(APIView):
         An organiser, before the start: `players: [a, b]` never share a table → 201 the pair.
         """
         first, second = valid(ForbiddenPairInputSerializer, request.data)["players"]
-        found = services.add_forbidden_pair(caller(request), tournament_id, first, second)
+        found = entries.add_forbidden_pair(
+            caller(request), tournament_id=tournament_id, first=first, second=second
+        )
         return Response(
             {"id": found.pk, "players": [found.first.username, found.second.username]},
             status=201,
@@ -427,7 +436,7 @@ class ForbiddenPairView(APIView):
 
         An organiser, before the start → 204.
         """
-        services.remove_forbidden_pair(caller(request), tournament_id, pair_id)
+        entries.remove_forbidden_pair(caller(request), tournament_id=tournament_id, pair_id=pair_id)
         return Response(status=204)
 
 
@@ -455,7 +464,7 @@ class OrganisersView(APIView):
         An organiser adds `username` → 201.
         """
         username = valid(OrganiserSerializer, request.data)["username"]
-        services.add_co_organiser(caller(request), tournament_id, username)
+        setup.add_co_organiser(caller(request), tournament_id=tournament_id, username=username)
         found = selectors.tournament(tournament_id)
         return Response({"organisers": selectors.organisers_data(found)}, status=201)
 
@@ -472,7 +481,7 @@ class OrganiserView(APIView):
 
         An organiser → 204.
         """
-        services.remove_co_organiser(caller(request), tournament_id, username)
+        setup.remove_co_organiser(caller(request), tournament_id=tournament_id, username=username)
         return Response(status=204)
 
 

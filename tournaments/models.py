@@ -1,8 +1,8 @@
 """Club tournaments for 3-seat tables: entrants, rounds, tables, results and the audit log.
 
 A tournament's rows change under a row lock on the :class:`Tournament` (see
-``tournaments.services``); games are ordinary ``games`` tables and games, linked from
-:class:`TournamentTable`.
+``tournaments.services.changes``); games are ordinary ``games`` tables and games, linked
+from :class:`TournamentTable`.
 """
 
 from __future__ import annotations

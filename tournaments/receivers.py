@@ -8,7 +8,8 @@ from typing import Any
 from django.db import transaction
 
 from games.signals import GameFinished
-from tournaments import services
+from tournaments import selectors
+from tournaments.services import changes
 from tournaments.tasks import advance_tournament
 
 
@@ -16,7 +17,7 @@ def on_game_finished(*, event: GameFinished, **_: Any) -> None:
     """Ask the worker to look at the round of a tournament game (the signal comes after
     commit; the task itself decides whether the round is complete), and show the table's
     game over to the tournament's watchers at once."""
-    found = services.tournaments_with_game(event.game_id)
+    found = selectors.tournaments_with_game(event.game_id)
     for tournament_id in found:
         transaction.on_commit(partial(advance_tournament.delay, tournament_id))
-    services.mark_changed(found)
+    changes.mark_changed(tournament_ids=found)

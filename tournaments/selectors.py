@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
@@ -24,6 +25,10 @@ from tournaments.models import (
     TournamentTable,
 )
 from tournaments.standings import Entry, Line, RoundResult, rank_standings
+
+#: Where seeding ratings come from (the ratings app can register one): called with players
+#: and the tournament's rules, returns {player_id: rating}; players left out are unrated.
+RATING_SOURCES: list[Callable[[Sequence[Player], dict[str, Any]], dict[int, float]]] = []
 
 
 def tournaments(status: str | None) -> QuerySet[Tournament]:
@@ -70,6 +75,33 @@ def deals_embargoed(game: Game) -> bool:
 
 def tournament(tournament_id: int) -> Tournament:
     return get_object_or_404(Tournament.objects.select_related("created_by"), pk=tournament_id)
+
+
+def is_organiser(tournament: Tournament, player: Player) -> bool:
+    return (
+        tournament.created_by_id == player.pk
+        or tournament.co_organisers.filter(pk=player.pk).exists()
+    )
+
+
+def running_tournaments() -> list[int]:
+    return list(
+        Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("pk", flat=True)
+    )
+
+
+def tournaments_with_game(game_id: int) -> list[int]:
+    return list(
+        Tournament.objects.filter(round_set__tables__game_id=game_id).values_list("pk", flat=True)
+    )
+
+
+def ratings_of(players: Sequence[Player], rules: dict[str, Any]) -> dict[int, float]:
+    """The players' ratings for seeding and entry limits, from the :data:`RATING_SOURCES`."""
+    found: dict[int, float] = {}
+    for source in RATING_SOURCES:
+        found.update(source(players, rules))
+    return found
 
 
 # --- History for seating --------------------------------------------------------------------
@@ -345,10 +377,7 @@ def invitations_shown(found: Tournament, viewer: Player | None) -> list[dict[str
     rows = found.invitations.filter(status=Invitation.Status.PENDING).select_related(
         "player__owner", "invited_by"
     )
-    organiser = (
-        found.created_by_id == viewer.pk or found.co_organisers.filter(pk=viewer.pk).exists()
-    )
-    if not organiser:
+    if not is_organiser(found, viewer):
         rows = rows.filter(Q(player=viewer) | Q(player__owner=viewer, player__is_bot=True))
     return [invitation_data(i) for i in rows]
 

@@ -1,12 +1,16 @@
-"""Standings from round results (pure Python, no Django).
+"""A round's points and standings from round results (pure Python, no Django).
 
-Tournament points first, then the tiebreaks in order: total stakes (the game scores), the
-sum of the table-mates' points (each table-mate counted once per shared table), and head
-to head among those still tied (+1 per shared table finished ahead of another, -1 behind).
-A knockout ranks first by how far each entrant got, then by the rank at its last table.
-A duplicate tournament ranks first by the duplicate score (the sum, over the rounds, of
-the game score minus the mean score of the same seat of the same deals at the round's
-other tables), then as above. Entrants tied on everything share a rank.
+A table's ranks give tournament points (:func:`points_for_ranks`), and in a duplicate
+tournament its game scores are set against the same seats at the round's other tables
+(:func:`duplicate_scores`).
+
+The standings: tournament points first, then the tiebreaks in order: total stakes (the
+game scores), the sum of the table-mates' points (each table-mate counted once per shared
+table), and head to head among those still tied (+1 per shared table finished ahead of
+another, -1 behind). A knockout ranks first by how far each entrant got, then by the rank
+at its last table. A duplicate tournament ranks first by the duplicate score (the sum, over
+the rounds, of the game score minus the mean score of the same seat of the same deals at
+the round's other tables), then as above. Entrants tied on everything share a rank.
 """
 
 from __future__ import annotations
@@ -16,6 +20,35 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+
+def points_for_ranks(ranks: Sequence[int], points_by_rank: Sequence[float]) -> list[float]:
+    """Tournament points by table rank; tied seats share the points of the places they
+    cover (ranks [1, 1, 3] with 3/1/0 give 2, 2, 0)."""
+
+    def place(k: int) -> float:
+        return float(points_by_rank[k]) if k < len(points_by_rank) else 0.0
+
+    out = []
+    for rank in ranks:
+        tied = ranks.count(rank)
+        out.append(sum(place(rank - 1 + k) for k in range(tied)) / tied)
+    return out
+
+
+def duplicate_scores(scores_by_table: Sequence[Sequence[int]]) -> list[list[float]]:
+    """Each table's seats' duplicate scores: the seat's game score minus the mean score of
+    the same seat (the same cards) at the round's other tables; 0 with no other table.
+    ``duplicate_scores([[10, 2, -4], [4, 8, -4]])`` → ``[[6, -6, 0], [-6, 6, 0]]``."""
+    count = len(scores_by_table)
+    if count < 2:
+        return [[0.0] * len(scores) for scores in scores_by_table]
+    seats = len(scores_by_table[0])
+    totals = [sum(scores[seat] for scores in scores_by_table) for seat in range(seats)]
+    return [
+        [scores[seat] - (totals[seat] - scores[seat]) / (count - 1) for seat in range(seats)]
+        for scores in scores_by_table
+    ]
 
 
 @dataclass(frozen=True)

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from tournaments import services
+from tournaments import selectors
+from tournaments.services import running
 
 
 @shared_task(name="tournaments.advance")
 def advance_tournament(tournament_id: int) -> bool:
     """Score the current round and start the next one once all its games are over."""
-    return services.advance(tournament_id)
+    return running.advance(tournament_id=tournament_id)
 
 
 @shared_task(name="tournaments.sweep")
 def sweep() -> None:
     """The safety net for beat: start due tournaments, and advance any running tournament
     whose last game ended while no worker took the task (a lost message, a restart)."""
-    services.start_due_tournaments()
-    for tournament_id in services.running_tournaments():
-        services.advance(tournament_id)
+    running.start_due_tournaments()
+    for tournament_id in selectors.running_tournaments():
+        running.advance(tournament_id=tournament_id)

@@ -23,7 +23,7 @@ from games.engine import PRESETS
 from games.services import parse_rules
 from tournaments.models import Tournament
 from tournaments.serializers import TournamentSettingsSerializer
-from tournaments.services import SETTINGS
+from tournaments.services.setup import SETTINGS
 
 #: The form's fields that are the API's settings under the same name (the rules are the
 #: form's preset; the points by rank keep their default).

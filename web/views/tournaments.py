@@ -24,13 +24,14 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from accounts.models import Player
 from accounts.services import HOUSE_BOTS
 from core.errors import DomainError, Invalid
-from tournaments import selectors, services
+from tournaments import selectors
 from tournaments.models import Invitation
 from tournaments.serializers import (
     ForbiddenPairInputSerializer,
     OrganiserSerializer,
     UsernameSerializer,
 )
+from tournaments.services import entries, running, setup
 from web.people import signed_in
 from web.tournament_pages import (
     TournamentForm,
@@ -78,7 +79,7 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
         values = form.validated()
         if values is not None:
             try:
-                tournament = services.create_tournament(person, values)
+                tournament = setup.create_tournament(person, values=values)
             except DomainError as error:
                 form.place_domain_error(error.code, error.message)
             else:
@@ -126,7 +127,7 @@ def _page_context(
 ) -> dict[str, Any]:
     person = signed_in(request)
     detail = selectors.tournament_detail(tournament_id, person)
-    # The organisers as the API lists them: the people services.is_organiser lets act.
+    # The organisers as the API lists them: the people selectors.is_organiser lets act.
     organiser = person is not None and person.username in detail["organisers"]
     context = _live_context(detail, person, organiser)
     mine = context["entrants"].get(person.username) if person else None
@@ -211,7 +212,7 @@ def register(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return _act(
         request,
         tournament_id,
-        lambda person: services.register(person, tournament_id, bot),
+        lambda person: entries.register(person, tournament_id=tournament_id, username=bot),
         f"{bot} is entered." if bot else "You are entered.",
     )
 
@@ -223,7 +224,7 @@ def decline(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return _act(
         request,
         tournament_id,
-        lambda person: services.decline(person, tournament_id, bot),
+        lambda person: entries.decline(person, tournament_id=tournament_id, username=bot),
         "Invitation declined.",
     )
 
@@ -234,7 +235,7 @@ def withdraw(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return _act(
         request,
         tournament_id,
-        lambda person: services.withdraw(person, tournament_id),
+        lambda person: entries.withdraw(person, tournament_id=tournament_id),
         "You have withdrawn.",
     )
 
@@ -248,7 +249,7 @@ def add_entrant(request: HttpRequest, tournament_id: int) -> HttpResponse:
     person = signed_in(request)
     assert person is not None  # login_required
     try:
-        added = services.add_entrant(person, tournament_id, data["player"])
+        added = entries.add_entrant(person, tournament_id=tournament_id, username=data["player"])
     except DomainError as error:
         messages.error(request, error.message)
     else:
@@ -268,7 +269,7 @@ def remove_entrant(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return _act(
         request,
         tournament_id,
-        lambda person: services.remove_entrant(person, tournament_id, name),
+        lambda person: entries.remove_entrant(person, tournament_id=tournament_id, name=name),
         f"Removed {name}.",
         "#entrants",
     )
@@ -280,7 +281,7 @@ def start(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return _act(
         request,
         tournament_id,
-        lambda person: services.start(person, tournament_id),
+        lambda person: running.start(person, tournament_id=tournament_id),
         "Started: round 1 is being played.",
     )
 
@@ -291,7 +292,9 @@ def adjudicate(request: HttpRequest, tournament_id: int, number: int, table: int
     return _act(
         request,
         tournament_id,
-        lambda person: services.adjudicate(person, tournament_id, number, table),
+        lambda person: running.adjudicate(
+            person, tournament_id=tournament_id, round_number=number, table_number=table
+        ),
         f"Round {number}, table {table}: adjudicated by the current scores.",
         f"#round-{number}",
     )
@@ -308,7 +311,9 @@ def add_forbidden_pair(request: HttpRequest, tournament_id: int) -> HttpResponse
     return _act(
         request,
         tournament_id,
-        lambda person: services.add_forbidden_pair(person, tournament_id, first, second),
+        lambda person: entries.add_forbidden_pair(
+            person, tournament_id=tournament_id, first=first, second=second
+        ),
         f"{first} and {second} will be kept apart.",
         "#organise",
     )
@@ -320,7 +325,9 @@ def remove_forbidden_pair(request: HttpRequest, tournament_id: int, pair_id: int
     return _act(
         request,
         tournament_id,
-        lambda person: services.remove_forbidden_pair(person, tournament_id, pair_id),
+        lambda person: entries.remove_forbidden_pair(
+            person, tournament_id=tournament_id, pair_id=pair_id
+        ),
         "The pair may meet again.",
         "#organise",
     )
@@ -335,7 +342,9 @@ def add_organiser(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return _act(
         request,
         tournament_id,
-        lambda person: services.add_co_organiser(person, tournament_id, data["username"]),
+        lambda person: setup.add_co_organiser(
+            person, tournament_id=tournament_id, username=data["username"]
+        ),
         f"{data['username']} is a co-organiser.",
         "#organise",
     )
@@ -348,7 +357,9 @@ def remove_organiser(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return _act(
         request,
         tournament_id,
-        lambda person: services.remove_co_organiser(person, tournament_id, username),
+        lambda person: setup.remove_co_organiser(
+            person, tournament_id=tournament_id, username=username
+        ),
         f"{username} is no longer a co-organiser.",
         "#organise",
     )
@@ -362,7 +373,7 @@ def update_settings(request: HttpRequest, tournament_id: int) -> HttpResponse:
     person = signed_in(request)
     assert person is not None
     found = selectors.tournament(tournament_id)
-    if not services.is_organiser(found, person):
+    if not selectors.is_organiser(found, person):
         messages.error(request, "Only the tournament's organisers may change its settings.")
         return _back(tournament_id)
     form = TournamentForm.of(selectors.tournament_summary(found), request.POST)
@@ -372,7 +383,7 @@ def update_settings(request: HttpRequest, tournament_id: int) -> HttpResponse:
             messages.info(request, "Nothing was changed.")
             return _back(tournament_id, "#settings")
         try:
-            services.update_tournament(person, tournament_id, changes)
+            setup.update_tournament(person, tournament_id=tournament_id, changes=changes)
         except Invalid as error:
             form.place_domain_error(error.code, error.message)
         except DomainError as error:
