@@ -161,7 +161,7 @@ def start_uvicorn(
     behind nginx (the service deployment), or, not ``behind_proxy``, as platform/Procfile
     does (``make run``). A checkout from before nginx stood in front bounded request heads in
     its own protocol: it is served as its Procfile said."""
-    older = (code / "server" / "http_protocol.py").exists()
+    older = not (code / "server" / "head_limits.py").exists()
     process = start(
         [
             *deployed_web_server(behind_proxy and not older, code),
