@@ -22,7 +22,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Player
 from accounts.services import register_player
-from games import services
+from games import play
 from games.models import Game, GameEvent, IdempotencyRecord
 from tests.api_client import error_of
 from tests.game_helpers import choose_action
@@ -144,7 +144,7 @@ def test_it_purges_records_older_than_a_day_and_keeps_younger_ones(table: Table)
     age(keys["old"][0], "old", OVER_A_DAY)
     age(keys["young"][0], "young", ALMOST_A_DAY)
 
-    purged = services.purge_expired_records()
+    purged = play.purge_expired_records()
 
     assert purged == 1
     kept = IdempotencyRecord.objects.values_list("player_id", "key")

@@ -22,8 +22,9 @@ from django.utils import timezone
 from accounts.models import HOUSE_BOT_PREFIX, Player
 from accounts.services import HOUSE_BOTS, house_bot, owned_bot
 from core.errors import Conflict, Invalid, NotAllowed, NotFound
-from games import services as games
 from games.models import Game
+from games.play import adjudicate_game
+from games.tables import parse_rules, start_seated_game
 from realtime import delivery
 from tournaments import seating
 from tournaments.models import (
@@ -110,10 +111,10 @@ def _audit(tournament: Tournament, actor: Player | None, action: str, **details:
 def game_rules(rules: object, hands_per_game: int | None) -> dict[str, Any]:
     """The rules of every game: the preset and options, with ``max_hands`` from
     ``hands_per_game`` (the preset's own end still applies)."""
-    data = games.parse_rules(rules).to_dict()
+    data = parse_rules(rules).to_dict()
     if hands_per_game:
         data["max_hands"] = hands_per_game
-    parsed = games.parse_rules(data)
+    parsed = parse_rules(data)
     if parsed.players != 3:
         message = "Tournaments are for 3-seat tables."
         raise Invalid("invalid_rules", message, fields={"rules": [message]})
@@ -158,7 +159,7 @@ def create_tournament(creator: Player, values: Mapping[str, Any]) -> Tournament:
     fields = {key: values[key] for key in SETTINGS if key in values}
     tournament = Tournament(created_by=creator, **fields)
     _check_settings({key: getattr(tournament, key) for key in SETTINGS})
-    tournament.rules = games.parse_rules(tournament.rules).to_dict()
+    tournament.rules = parse_rules(tournament.rules).to_dict()
     with transaction.atomic():
         tournament.save()
         _audit(tournament, creator, "created", settings=_settings_log(tournament))
@@ -181,7 +182,7 @@ def update_tournament(actor: Player, tournament_id: int, changes: Mapping[str, A
         for key, value in changed.items():
             setattr(tournament, key, value)
         _check_settings({key: getattr(tournament, key) for key in SETTINGS})
-        tournament.rules = games.parse_rules(tournament.rules).to_dict()
+        tournament.rules = parse_rules(tournament.rules).to_dict()
         tournament.save()
         logged = _settings_log(tournament)
         _audit(tournament, actor, "configured", changes={k: logged[k] for k in changed})
@@ -554,7 +555,7 @@ def _open_round(tournament: Tournament, number: int) -> Round:
     rules = game_rules(tournament.rules, tournament.hands_per_game)
     for table_number, seats in enumerate(plan.tables, start=1):
         players = [filler if e == seating.FILLER else entrants[e].player for e in seats]
-        game = games.start_seated_game(
+        game = start_seated_game(
             tournament.created_by,
             rules=rules,
             rated=tournament.rated,
@@ -747,7 +748,7 @@ def adjudicate(actor: Player, tournament_id: int, round_number: int, table_numbe
                 "Tables can be adjudicated once the round's deadline has passed.",
                 deadline=table.round.deadline.isoformat(),
             )
-        game = games.adjudicate_game(table.game_id)
+        game = adjudicate_game(table.game_id)
         table.adjudicated = True
         table.save(update_fields=["adjudicated"])
         result = game.result if game else None
