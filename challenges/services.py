@@ -56,7 +56,7 @@ def create_challenge(
     under its rules (``games.tables.duplicate_source``)."""
     original = None
     if duplicate_of is not None:
-        original, rules = duplicate_source(duplicate_of, rules)
+        original, rules = duplicate_source(duplicate_of, rules=rules)
     parsed = parse_rules(DEFAULT_RULES if rules is None else rules)
     needed = parsed.players - 1
     if len(to) != needed:

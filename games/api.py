@@ -280,7 +280,7 @@ def _act(call: Call, game_id: int) -> tuple[int, Any]:
         action=action,
         expected_version=expected,
         idempotency_key=key,
-        fingerprint=play.request_fingerprint(call.request.path, body) if key else "",
+        fingerprint=play.request_fingerprint(path=call.request.path, body=body) if key else "",
     )
 
 

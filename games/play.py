@@ -44,7 +44,7 @@ HANDOVER_BOT = "house:heuristic"
 WRITE_ATTEMPTS = 20
 
 
-def request_fingerprint(path: str, body: Mapping[str, Any]) -> str:
+def request_fingerprint(*, path: str, body: Mapping[str, Any]) -> str:
     """What tells a retry of a request from another request with the same idempotency key."""
     return hashlib.sha256(
         (path + "\n" + json.dumps(body, sort_keys=True, default=str)).encode()
@@ -310,19 +310,19 @@ def _by_deadline(excluding: Collection[int]) -> QuerySet[Game]:
     )
 
 
-def overdue_games(limit: int, *, excluding: Collection[int] = ()) -> list[int]:
+def overdue_games(*, limit: int, excluding: Collection[int] = ()) -> list[int]:
     """Games waiting on a seat past their deadline, the most overdue first."""
     overdue = _by_deadline(excluding).filter(deadline__lte=timezone.now())
     return list(overdue.values_list("pk", flat=True)[:limit])
 
 
-def seconds_to_next_deadline(excluding: Collection[int] = ()) -> float | None:
+def seconds_to_next_deadline(*, excluding: Collection[int] = ()) -> float | None:
     """How long until the nearest deadline of a game in play (None: no game waits)."""
     nearest = _by_deadline(excluding).values_list("deadline", flat=True).first()
     return None if nearest is None else (nearest - timezone.now()).total_seconds()
 
 
-def extend_deadlines(by: timedelta) -> int:
+def extend_deadlines(*, by: timedelta) -> int:
     """Push the deadline of every game in play ``by`` later, in one statement: what the move
     timer does after an outage, so that nobody is charged a timeout for the time the
     platform could not take their move (games/timekeeper.py). Returns how many games.

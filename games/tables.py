@@ -48,7 +48,7 @@ def create_table(
     (:func:`duplicate_source` says which rules it takes and what it refuses)."""
     original: Game | None = None
     if duplicate_of is not None:
-        original, rules = duplicate_source(duplicate_of, rules)
+        original, rules = duplicate_source(duplicate_of, rules=rules)
         deal_seed = original.seed
     parsed = parse_rules(rules)
     with transaction.atomic():
@@ -70,7 +70,7 @@ def create_table(
     return table
 
 
-def duplicate_source(game_id: int, rules: object) -> tuple[Game, object]:
+def duplicate_source(game_id: int, *, rules: object) -> tuple[Game, object]:
     """The finished game ``game_id`` whose deals a new game replays (duplicate play), and
     the rules that game is played under: the original's. ``rules`` None takes them; other
     rules are refused (400 ``duplicate_rules_mismatch``: the same seed deals other cards
@@ -195,7 +195,7 @@ def _sit(
     target = free[0] if seat is None else seats[seat]
     target.player = player
     target.save(update_fields=["player"])
-    game = start_game(table, seats) if len(free) == 1 else None
+    game = start_game(table, seats=seats) if len(free) == 1 else None
     _shown_with(table, seats, game)
     return game
 
@@ -232,7 +232,7 @@ def seat_bot(caller: Player, *, table_id: int, bot: str, seat: int | None) -> Ta
     return table
 
 
-def start_game(table: Table, seats: list[TableSeat]) -> Game:
+def start_game(table: Table, *, seats: list[TableSeat]) -> Game:
     """Deal the table's game (inside the seating transaction, ``seats`` as ``_seats`` gives
     them) and announce it on commit."""
     engine = Engine.new(table.rules, seed=table.deal_seed or secrets.token_hex(16))

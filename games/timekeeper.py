@@ -76,7 +76,9 @@ class MoveTimer:
         now = time.monotonic()
         self.resting = {game: until for game, until in self.resting.items() if until > now}
         changed = 0
-        for game_id in play.overdue_games(settings.MOVE_TIMER_BATCH, excluding=set(self.resting)):
+        for game_id in play.overdue_games(
+            limit=settings.MOVE_TIMER_BATCH, excluding=set(self.resting)
+        ):
             try:
                 changed += play.expire_turns(game_id)
             except (OperationalError, InterfaceError):
@@ -92,7 +94,7 @@ class MoveTimer:
         """Until the nearest deadline, at most ``MOVE_TIMER_LOOK_SECONDS`` and at least
         ``MIN_WAIT_SECONDS``."""
         look = settings.MOVE_TIMER_LOOK_SECONDS
-        seconds = play.seconds_to_next_deadline(set(self.resting))
+        seconds = play.seconds_to_next_deadline(excluding=set(self.resting))
         return look if seconds is None else min(look, max(MIN_WAIT_SECONDS, seconds))
 
     def redis_down(self) -> bool:
@@ -121,7 +123,7 @@ class MoveTimer:
         connection.ensure_connection()
         length = max(0.0, time.time() - self.outage_since)
         given = length + min(length, RECONNECT_GRACE_MAX_SECONDS)
-        games = play.extend_deadlines(timedelta(seconds=given))
+        games = play.extend_deadlines(by=timedelta(seconds=given))
         logger.warning(
             "move timer: back after %.1f s; the deadlines of %d game(s) pushed back %.1f s",
             length,
