@@ -274,7 +274,7 @@ def _act(call: Call, game_id: int) -> tuple[int, Any]:
     key = call.request.headers.get("Idempotency-Key") or None
     if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
         raise Invalid("invalid", f"Idempotency-Key is limited to {MAX_IDEMPOTENCY_KEY} characters.")
-    return play.submit_action(
+    acted = play.submit_action(
         call.player,
         game_id=game_id,
         action=action,
@@ -282,6 +282,8 @@ def _act(call: Call, game_id: int) -> tuple[int, Any]:
         idempotency_key=key,
         fingerprint=play.request_fingerprint(path=call.request.path, body=body) if key else "",
     )
+    # A replay answers as the first request did: only an accepted action's view is kept.
+    return 200, acted.view
 
 
 game_actions = lean_view(GameActionsView, post=_act)

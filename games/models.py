@@ -253,12 +253,14 @@ class GameEvent(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """The first response to a request sent with an ``Idempotency-Key`` (kept ≥ 24 h)."""
+    """The view answered to a request sent with an ``Idempotency-Key`` (kept ≥ 24 h)."""
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
     fingerprint = models.CharField(max_length=64)
-    status_code = models.PositiveSmallIntegerField()
+    # The answer's HTTP status, always 200 (only an accepted action's view is kept): the
+    # API picks the status of a replay, so the services that store a view leave it be.
+    status_code = models.PositiveSmallIntegerField(default=200)
     # Text, not JSON: a retry must get the very same bytes (PostgreSQL's jsonb reorders keys).
     body = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)

@@ -53,13 +53,23 @@ def request_fingerprint(*, path: str, body: Mapping[str, Any]) -> str:
 
 class GameMoved(TurnGone):
     """Other changes of the game kept committing between a change's read and its write,
-    :data:`WRITE_ATTEMPTS` times: a 409 for the caller to read the game and try again."""
+    :data:`WRITE_ATTEMPTS` times: the caller reads the game and tries again."""
 
     def __init__(self) -> None:
         super().__init__(
             "version_conflict",
             "The game kept changing while your action was applied; read it and try again.",
         )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Acted:
+    """What :func:`submit_action` did: the player's view of the game after the action, and
+    whether it is the view kept for an earlier request with the same idempotency key (then
+    nothing was done again)."""
+
+    view: dict[str, Any]
+    replayed: bool = False
 
 
 def submit_action(
@@ -70,25 +80,25 @@ def submit_action(
     expected_version: int | None,
     idempotency_key: str | None = None,
     fingerprint: str = "",
-) -> tuple[int, dict[str, Any]]:
-    """A player's action (``POST /games/{id}/actions``) → (status, the caller's new view).
+) -> Acted:
+    """A player's action → the player's new view of the game.
 
     Load, decide, write, announce. The first try may start from the row this process wrote
     last (game_cache), never trusted for an answer: a refusal decided on it is decided
     again on a fresh read, and a stale row fails the version-checked write. With an
-    idempotency key, the first response is stored with the change, and a retry of the
-    same request gets it back without acting again.
+    idempotency key, the view is stored with the change, and a retry of the same request
+    (the same ``fingerprint``) gets it back, replayed, without acting again.
     """
     kept = game_cache.written_here.get(game_id)
     for _ in range(WRITE_ATTEMPTS):
         game = kept if kept is not None else _read_game(game_id)
         # A plain move is one statement (its write), in autocommit; an idempotent one also
-        # stores its response, so the two go in one transaction.
+        # stores its view, so the two go in one transaction.
         with transaction.atomic() if idempotency_key else contextlib.nullcontext():
             if idempotency_key:
-                earlier = _earlier_response(player, idempotency_key, fingerprint)
+                earlier = _earlier_view(player, idempotency_key, fingerprint)
                 if earlier is not None:
-                    return earlier
+                    return Acted(earlier, replayed=True)
             decided = _decide(game, player, action, expected_version)
             if isinstance(decided, DomainError):
                 if kept is None:
@@ -101,7 +111,7 @@ def submit_action(
                     over = game.status == Game.Status.FINISHED
                     view = game_view(game, engine, seat, embargoed=over and deals_embargoed(game))
                     if idempotency_key:
-                        _remember_response(player, idempotency_key, fingerprint, view)
+                        _remember_view(player, idempotency_key, fingerprint, view)
                     break
         # Overtaken, or refused on a kept row that may be stale: decide again on a fresh read.
         if kept is not None:
@@ -110,7 +120,7 @@ def submit_action(
     else:
         raise GameMoved()
     changes.announce_on_commit(change)
-    return 200, view
+    return Acted(view)
 
 
 def _read_game(game_id: int) -> Game:
@@ -153,8 +163,8 @@ def _decide(
     return acting[0], engine, events
 
 
-def _earlier_response(player: Player, key: str, fingerprint: str) -> tuple[int, Any] | None:
-    """The response stored for this key, if its request was this one (409 if another)."""
+def _earlier_view(player: Player, key: str, fingerprint: str) -> dict[str, Any] | None:
+    """The view stored for this key, if its request was this one (a Conflict if another)."""
     earlier = IdempotencyRecord.objects.filter(player=player, key=key).first()
     if earlier is None:
         return None
@@ -165,17 +175,13 @@ def _earlier_response(player: Player, key: str, fingerprint: str) -> tuple[int, 
         raise Conflict(
             "idempotency_key_reused", "This Idempotency-Key was used for a different request."
         )
-    return earlier.status_code, json.loads(earlier.body)
+    view: dict[str, Any] = json.loads(earlier.body)
+    return view
 
 
-def _remember_response(player: Player, key: str, fingerprint: str, view: dict[str, Any]) -> None:
-    IdempotencyRecord.objects.create(
-        player=player,
-        key=key,
-        fingerprint=fingerprint,
-        status_code=200,
-        body=json.dumps(view, cls=DjangoJSONEncoder),
-    )
+def _remember_view(player: Player, key: str, fingerprint: str, view: dict[str, Any]) -> None:
+    body = json.dumps(view, cls=DjangoJSONEncoder)
+    IdempotencyRecord.objects.create(player=player, key=key, fingerprint=fingerprint, body=body)
 
 
 def act_for_seat(
@@ -269,7 +275,7 @@ def _hand_over(game: Game, seat: GamePlayer) -> Event:
 
 
 def resign(player: Player, *, game_id: int) -> dict[str, Any]:
-    """The player gives up its seat (``POST /games/{id}/resign``) → its view of the game.
+    """The player gives up its seat → its view of the game.
 
     The seat is handed to :data:`HANDOVER_BOT` as after three timeouts, so the game goes on
     for the others, and the player ranks last in it whatever its score. Under the game's

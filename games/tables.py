@@ -73,9 +73,10 @@ def create_table(
 def duplicate_source(game_id: int, *, rules: object) -> tuple[Game, object]:
     """The finished game ``game_id`` whose deals a new game replays (duplicate play), and
     the rules that game is played under: the original's. ``rules`` None takes them; other
-    rules are refused (400 ``duplicate_rules_mismatch``: the same seed deals other cards
-    under other rules). 404 for an unknown game, 409 ``game_in_progress`` before its end,
-    409 ``deals_embargoed`` while other games still play its deals (a duplicate round)."""
+    rules are refused (Invalid ``duplicate_rules_mismatch``: the same seed deals other cards
+    under other rules). NotFound for an unknown game; Conflict ``game_in_progress`` before
+    its end, and ``deals_embargoed`` while other games still play its deals (a duplicate
+    round)."""
     original = Game.objects.filter(pk=game_id).first()
     if original is None:
         raise NotFound("not_found", "No such game.", fields={"duplicate_of": ["no such game"]})

@@ -60,7 +60,7 @@ def move(players: list[Player], game_id: int, rng: random.Random) -> dict[str, A
     view = selectors.game_view_for(game_id, players[seat])
     return play.submit_action(
         players[seat], game_id=game_id, action=choose_action(view, rng), expected_version=None
-    )[1]
+    ).view
 
 
 def game_with_a_kept_row(seed: int) -> tuple[list[Player], int, random.Random, Game]:
@@ -117,15 +117,15 @@ def test_it_plays_a_move_the_stale_row_refuses_on_the_fresh_row(subscribed: None
     assert seat not in stale.to_act  # on the stale row, not this seat's turn
 
     view = selectors.game_view_for(game_id, players[seat])
-    status, body = play.submit_action(
+    acted = play.submit_action(
         players[seat],
         game_id=game_id,
         action=choose_action(view, rng),
         expected_version=fresh.version,
     )
 
-    assert status == 200
-    assert body["version"] == fresh.version + 1 == Game.objects.get(pk=game_id).version
+    assert not acted.replayed
+    assert acted.view["version"] == fresh.version + 1 == Game.objects.get(pk=game_id).version
 
 
 def test_it_stores_nothing_from_a_stale_row(subscribed: None) -> None:

@@ -114,13 +114,13 @@ def test_it_lets_a_move_just_before_the_deadline_win(celery_worker: WorkerInfo) 
     (seat,) = game.to_act
     time.sleep(max(0.0, (game.deadline - timezone.now()).total_seconds() - 0.3))
     view = selectors.game_view_for(game.pk, players[seat])
-    status, _ = play.submit_action(
+    acted = play.submit_action(
         players[seat],
         game_id=game.pk,
         action=choose_action(view, random.Random(1)),
         expected_version=game.version,
     )
-    assert status == 200
+    assert acted.view["version"] == game.version + 1
     # Past the old deadline: the move timer found the deadline moved on.
     time.sleep(1.8)
     assert timeout_events(game.pk) == []
@@ -182,13 +182,13 @@ def test_it_lets_a_move_after_the_deadline_win_if_it_comes_before_the_timer() ->
     Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     (seat,) = game.to_act
     view = selectors.game_view_for(game.pk, players[seat])
-    status, _ = play.submit_action(
+    acted = play.submit_action(
         players[seat],
         game_id=game.pk,
         action=choose_action(view, random.Random(3)),
         expected_version=game.version,
     )
-    assert status == 200
+    assert acted.view["version"] == game.version + 1
 
     assert play.expire_turns(game.pk) is False  # the move set a new deadline
     assert timeout_events(game.pk) == []
