@@ -28,8 +28,9 @@ from accounts.services import house_bot
 from arena import seating
 from arena.models import Arena, ArenaEntry, ArenaGame
 from core.errors import Conflict, NotAllowed
-from games import services as games
 from games.models import Game, GamePlayer
+from games.play import TIMEOUTS_BEFORE_HANDOVER
+from games.tables import parse_rules, start_seated_game
 from ratings import skill
 from ratings.pools import POOL_PRESETS, table_size
 from ratings.selectors import seeding_ratings, valid_pool
@@ -49,7 +50,7 @@ def default_rules(pool: str) -> dict[str, Any]:
     rules: dict[str, Any] = {"preset": POOL_PRESETS[pool][0]}
     if settings.ARENA_MAX_HANDS:
         rules["max_hands"] = settings.ARENA_MAX_HANDS
-    return games.parse_rules(rules).to_dict()
+    return parse_rules(rules).to_dict()
 
 
 def _locked_arena(pool: str) -> Arena:
@@ -195,7 +196,7 @@ def _unsettled(arena: Arena) -> QuerySet[ArenaGame]:
 
 
 def _start(arena: Arena, players: list[Player], entries: dict[int, ArenaEntry]) -> int:
-    game = games.start_seated_game(
+    game = start_seated_game(
         house_bot(settings.ARENA_HOST_BOT),
         rules=arena.rules,
         rated=True,
@@ -252,9 +253,7 @@ def _settle_finished_games(arena: Arena, now: datetime) -> None:
 def _settle_seat(arena: Arena, entry: ArenaEntry, seat: GamePlayer, finished_at: datetime) -> None:
     entry.games += 1
     entry.timeout_streak = entry.timeout_streak + 1 if seat.timeouts else 0
-    handed_over = (
-        seat.replaced_by_id is not None and seat.timeouts >= games.TIMEOUTS_BEFORE_HANDOVER
-    )
+    handed_over = seat.replaced_by_id is not None and seat.timeouts >= TIMEOUTS_BEFORE_HANDOVER
     if entry.active and (handed_over or entry.timeout_streak >= settings.ARENA_TIMEOUT_GAMES):
         entry.active = False
         entry.left_at = timezone.now()

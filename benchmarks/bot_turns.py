@@ -70,12 +70,12 @@ def change_times(game_id: int) -> list[Any]:
 
 
 def bot_tables(owner: Any, count: int, hands: int, bot: str) -> list[int]:
-    from games import services
+    from games import tables
     from games.models import Game
 
     ids = []
     for _ in range(count):
-        table = services.create_table(
+        table = tables.create_table(
             owner,
             rules={"preset": "classic", "max_hands": hands},
             rated=True,
@@ -83,7 +83,7 @@ def bot_tables(owner: Any, count: int, hands: int, bot: str) -> list[int]:
             seat=None,
         )
         for seat in range(3):
-            services.seat_bot(owner, table_id=table.pk, bot=bot, seat=seat)
+            tables.seat_bot(owner, table_id=table.pk, bot=bot, seat=seat)
         ids.append(Game.objects.get(table=table).pk)
     return ids
 
@@ -109,19 +109,17 @@ def turn_latencies(game_ids: list[int]) -> list[float]:
 
 def timeout_lateness(tables: int, seconds: float) -> list[float]:
     from accounts.services import register_player
-    from games import services
     from games.models import Game, GameEvent
+    from games.tables import create_table, join_table
 
     ids = []
     for t in range(tables):
         players = [
             register_player(f"absent{t}x{i}", password="bench-password-1")[0] for i in range(3)
         ]
-        table = services.create_table(
-            players[0], rules="classic", rated=True, move_seconds=1, seat=0
-        )
-        services.join_table(players[1], table_id=table.pk, seat=1)
-        services.join_table(players[2], table_id=table.pk, seat=2)
+        table = create_table(players[0], rules="classic", rated=True, move_seconds=1, seat=0)
+        join_table(players[1], table_id=table.pk, seat=1)
+        join_table(players[2], table_id=table.pk, seat=2)
         ids.append(Game.objects.get(table=table).pk)
     time.sleep(seconds)
     lateness = []

@@ -10,7 +10,7 @@ worker (prefork, 2 processes), beat and the move timer. It seeds, through the se
 (real games, real ratings):
 
 - ``star``, a person with ``--games`` finished rated games (classic, one hand each, played
-  out by random legal moves through ``games.services`` in ``--jobs`` processes, against two
+  out by random legal moves through ``games.play`` in ``--jobs`` processes, against two
   of 150 other people; the worker rates each game as it ends, as on the site), so
   ``/players/star`` has that many games in its history and points in its rating chart;
 - a finished swiss of 30 house bots (5 rounds, played by the worker meanwhile), a running
@@ -126,7 +126,7 @@ def quick_passwords() -> Iterator[None]:
 
 def play_out(game_id: int, rng: random.Random) -> None:
     """Every seat plays random legal actions, through the games services, to the end."""
-    from games import selectors, services
+    from games import play, selectors
     from games.models import Game
 
     game = Game.objects.get(pk=game_id)
@@ -134,22 +134,20 @@ def play_out(game_id: int, rng: random.Random) -> None:
         seat = game.to_act[0]
         view = selectors.game_view(game, game.engine(), seat)
         action = choose(view, rng)
-        after = services.act_for_seat(
-            game_id, seat=seat, action=action, expected_version=game.version
-        )
+        after = play.act_for_seat(game_id, seat=seat, action=action, expected_version=game.version)
         game = after if after is not None else Game.objects.get(pk=game_id)
 
 
 def new_game(seated: list[Any], rules: Any, move_seconds: int) -> int:
     """A started game with ``seated`` (people) in seat order."""
-    from games import services
+    from games import tables
     from games.models import Game
 
-    table = services.create_table(
+    table = tables.create_table(
         seated[0], rules=rules, rated=True, move_seconds=move_seconds, seat=None
     )
     for seat, person in enumerate(seated):
-        services.join_table(person, table_id=table.pk, seat=seat)
+        tables.join_table(person, table_id=table.pk, seat=seat)
     return int(Game.objects.get(table=table).pk)
 
 
@@ -174,7 +172,7 @@ def seed(games: int, jobs: int) -> dict[str, Any]:
     from django.db import connections
 
     from accounts.services import create_person
-    from games import services as games_services
+    from games import tables
     from ratings.models import RatingChange
     from tournaments.models import Tournament
     from tournaments.services import entries, running, setup
@@ -212,7 +210,7 @@ def seed(games: int, jobs: int) -> dict[str, Any]:
         running.start(organiser, tournament_id=bots.pk)
         # What the start page lists besides: open tables, games in play, tournaments.
         for person in others[10:18]:
-            games_services.create_table(
+            tables.create_table(
                 person, rules="classic", rated=True, move_seconds=CLICK_MOVE_SECONDS, seat=0
             )
         for i in range(8):

@@ -25,8 +25,8 @@ from bots.strategies import choose_action
 from core.errors import DomainError, Invalid
 from games.errors import IllegalMove, TurnGone
 from games.models import Game
+from games.play import act_for_seat, submit_action
 from games.selectors import game_view
-from games.services import act_for_seat, submit_action
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ from accounts.services import house_bot
 from challenges import selectors
 from challenges.models import Challenge, ChallengeSeat
 from core.errors import Conflict, DomainError, Invalid, NotAllowed, NotFound
-from games import services as games
 from games.models import Game, GamePlayer
+from games.tables import duplicate_source, parse_rules, start_seated_game
 from realtime import delivery
 
 #: How long a challenge waits for its answers unless the challenger says otherwise.
@@ -53,11 +53,11 @@ def create_challenge(
     """Invite the players named in ``to`` (people, bot accounts; ``house:...`` bots fill a
     seat without answering) to a game with the challenger: the challenger sits at seat 0,
     ``to`` after it in order. ``duplicate_of``: a finished game whose deals the game replays,
-    under its rules (``games.services.duplicate_source``)."""
+    under its rules (``games.tables.duplicate_source``)."""
     original = None
     if duplicate_of is not None:
-        original, rules = games.duplicate_source(duplicate_of, rules)
-    parsed = games.parse_rules(DEFAULT_RULES if rules is None else rules)
+        original, rules = duplicate_source(duplicate_of, rules=rules)
+    parsed = parse_rules(DEFAULT_RULES if rules is None else rules)
     needed = parsed.players - 1
     if len(to) != needed:
         raise Invalid(
@@ -275,7 +275,7 @@ def accept_challenge(player: Player, *, challenge_id: int) -> Challenge:
 
 def _start(challenge: Challenge) -> None:
     """Deal the challenge's game, inside its transaction."""
-    challenge.game = games.start_seated_game(
+    challenge.game = start_seated_game(
         challenge.challenger,
         rules=challenge.rules,
         rated=challenge.rated,

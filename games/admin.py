@@ -26,8 +26,9 @@ class TableSeatInline(admin.TabularInline):
 class TableAdmin(admin.ModelAdmin):
     list_display = ("id", "status", "created_by", "rated", "move_seconds", "created_at")
     list_filter = ("status", "rated")
-    # Set by services.create_table only: set here, it would skip the check that only house
-    # bots sit at a table of shared deals (services._sit), for players seated already.
+    # Set by games.tables.create_table only: set here, it would skip the check that only
+    # house bots sit at a table of shared deals (games.tables._sit), for players seated
+    # already.
     readonly_fields = ("deal_seed",)
     inlines = [TableSeatInline]
 

@@ -26,7 +26,7 @@ from api.requests import choice_param, int_param, no_body, resume_point, valid
 from api.schema import ERROR, live_stream_parameters, live_stream_responses
 from api.strict import INT32_MAX
 from core.errors import DomainError, Invalid
-from games import live, records, selectors, services
+from games import live, play, records, selectors, tables
 from games.engine import PRESETS
 from games.serializers import (
     ACTION_EXAMPLES,
@@ -105,7 +105,7 @@ class TablesView(APIView):
         data = valid(TableCreateSerializer, request.data)
         duplicate_of = data.get("duplicate_of")
         default_rules = None if duplicate_of is not None else "classic"
-        table = services.create_table(
+        table = tables.create_table(
             caller(request),
             rules=data.get("rules", default_rules),
             rated=data["rated"],
@@ -141,7 +141,7 @@ class TableView(APIView):
         `table_canceled` line on their stream) → 204; 403 `not_table_creator`; 409
         `table_not_open` once the game has started.
         """
-        services.cancel_table(caller(request), table_id=table_id)
+        tables.cancel_table(caller(request), table_id=table_id)
         return Response(status=204)
 
 
@@ -160,7 +160,7 @@ class TableJoinView(APIView):
         last seat is taken); 409 `seat_taken`, `table_full`, `already_seated`.
         """
         data = valid(SeatChoiceSerializer, request.data)
-        table = services.join_table(caller(request), table_id=table_id, seat=data["seat"])
+        table = tables.join_table(caller(request), table_id=table_id, seat=data["seat"])
         return Response(selectors.table_data(table))
 
 
@@ -179,7 +179,7 @@ class TableLeaveView(APIView):
         caller has no seat there.
         """
         no_body(request.data)
-        services.leave_table(caller(request), table_id=table_id)
+        tables.leave_table(caller(request), table_id=table_id)
         return Response(selectors.table_data(selectors.table(table_id)))
 
 
@@ -199,7 +199,7 @@ class TableBotsView(APIView):
         the table.
         """
         data = valid(SeatBotSerializer, request.data)
-        table = services.seat_bot(
+        table = tables.seat_bot(
             caller(request), table_id=table_id, bot=data["bot"], seat=data["seat"]
         )
         return Response(selectors.table_data(table))
@@ -274,14 +274,16 @@ def _act(call: Call, game_id: int) -> tuple[int, Any]:
     key = call.request.headers.get("Idempotency-Key") or None
     if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
         raise Invalid("invalid", f"Idempotency-Key is limited to {MAX_IDEMPOTENCY_KEY} characters.")
-    return services.submit_action(
+    acted = play.submit_action(
         call.player,
         game_id=game_id,
         action=action,
         expected_version=expected,
         idempotency_key=key,
-        fingerprint=services.request_fingerprint(call.request.path, body) if key else "",
+        fingerprint=play.request_fingerprint(path=call.request.path, body=body) if key else "",
     )
+    # A replay answers as the first request did: only an accepted action's view is kept.
+    return 200, acted.view
 
 
 game_actions = lean_view(GameActionsView, post=_act)
@@ -304,7 +306,7 @@ class GameResignView(APIView):
         409 `game_finished`, or `seat_handed_over` if a house bot plays the seat already.
         """
         no_body(request.data)
-        return Response(services.resign(caller(request), game_id=game_id))
+        return Response(play.resign(caller(request), game_id=game_id))
 
 
 class GameRecordView(APIView):

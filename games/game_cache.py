@@ -10,7 +10,7 @@ The cache is only a guess, never trusted for an answer:
 * a move made on a cached row that is stale fails its version-checked write, and one that
   the cached row refuses (not your turn, a stale ``expected_version``, an illegal card) is
   not answered from it: either way the move is tried again from a fresh read
-  (``services.submit_action``);
+  (``play.submit_action``);
 * a change made by another process drops the entry when its wake-up arrives (every change
   publishes on the game's channel, and every web process hears every change: realtime/hub.py);
 * entries are kept only while this process's Redis subscription is up, and all are dropped
@@ -111,6 +111,6 @@ def _forget(channels: Iterable[str] | None) -> None:
         )
 
 
-#: The rows of the games this process wrote last (used by ``services``).
+#: The rows of the games this process wrote last (used by ``play``).
 written_here = GameCache(delivery.hears_changes_elsewhere)
 delivery.on_changes_elsewhere(_forget)

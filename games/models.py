@@ -2,7 +2,7 @@
 
 A game row stores the engine's serialised state and a ``version``; each accepted action
 appends :class:`GameEvent` rows (with their visibility) and bumps the version in one
-transaction (see :func:`games.services.submit_action`).
+transaction (see :func:`games.play.submit_action`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Table(models.Model):
     # instead of a fresh secret one, so that several tables can play the very same deals
     # (duplicate play: comparing bots with the luck of the cards cancelled out). Whoever
     # knows it knows every hand, so it is shown nowhere; and only house bots sit at such a
-    # table (services._sit says why).
+    # table (games.tables._sit says why).
     deal_seed = models.CharField(max_length=64, blank=True, default="")
     # Duplicate play (docs/tournaments.md): the finished game whose deals this table's game
     # replays (its seed is put in ``deal_seed``). That game's record is public, so anyone can
@@ -253,12 +253,14 @@ class GameEvent(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """The first response to a request sent with an ``Idempotency-Key`` (kept ≥ 24 h)."""
+    """The view answered to a request sent with an ``Idempotency-Key`` (kept ≥ 24 h)."""
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
     fingerprint = models.CharField(max_length=64)
-    status_code = models.PositiveSmallIntegerField()
+    # The answer's HTTP status, always 200 (only an accepted action's view is kept): the
+    # API picks the status of a replay, so the services that store a view leave it be.
+    status_code = models.PositiveSmallIntegerField(default=200)
     # Text, not JSON: a retry must get the very same bytes (PostgreSQL's jsonb reorders keys).
     body = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from games import services
+from games import play
 
 
 @shared_task(name="games.purge_expired_records", ignore_result=True)
 def purge_expired_records() -> None:
-    services.purge_expired_records()
+    play.purge_expired_records()

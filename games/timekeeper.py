@@ -2,7 +2,7 @@
 
 It runs as a process of its own, ``python manage.py movetimer`` (platform/Procfile's
 ``timer``), of which a site runs exactly one, so no two loops race for the same games (were
-there two, the row lock and ``skip_locked`` in :func:`games.services.expire_turns` would
+there two, the row lock and ``skip_locked`` in :func:`games.play.expire_turns` would
 still keep each timeout once).
 
 A move only writes its deadline, which the game row holds anyway. The loop reads the nearest
@@ -16,7 +16,7 @@ answers a PING. While either is down the timer charges no timeout. The first loo
 both up again, before it charges anything, pushes every playing game's deadline later by the
 outage's length, measured from the last look that found both up, and as long again (at most
 ``RECONNECT_GRACE_MAX_SECONDS`` more) for everyone to reconnect: one UPDATE,
-:func:`games.services.extend_deadlines`. The grace is there because nothing comes back at
+:func:`games.play.extend_deadlines`. The grace is there because nothing comes back at
 once: clients retry with growing waits, and each process's connection pool (psycopg's
 doubles its wait between attempts) may reconnect well after the timer's own, seconds after
 the database is back. So a seat has after the outage at least the move time it had left when
@@ -41,7 +41,7 @@ from django.db import InterfaceError, OperationalError, connection
 
 from core.heartbeats import store_move_timer_look
 from core.redis_client import ThrottledLog, shared_redis
-from games import services
+from games import play
 
 logger = logging.getLogger(__name__)
 
@@ -76,11 +76,11 @@ class MoveTimer:
         now = time.monotonic()
         self.resting = {game: until for game, until in self.resting.items() if until > now}
         changed = 0
-        for game_id in services.overdue_games(
-            settings.MOVE_TIMER_BATCH, excluding=set(self.resting)
+        for game_id in play.overdue_games(
+            limit=settings.MOVE_TIMER_BATCH, excluding=set(self.resting)
         ):
             try:
-                changed += services.expire_turns(game_id)
+                changed += play.expire_turns(game_id)
             except (OperationalError, InterfaceError):
                 raise  # the database, not the game: the look fails as a whole
             except Exception:
@@ -94,7 +94,7 @@ class MoveTimer:
         """Until the nearest deadline, at most ``MOVE_TIMER_LOOK_SECONDS`` and at least
         ``MIN_WAIT_SECONDS``."""
         look = settings.MOVE_TIMER_LOOK_SECONDS
-        seconds = services.seconds_to_next_deadline(set(self.resting))
+        seconds = play.seconds_to_next_deadline(excluding=set(self.resting))
         return look if seconds is None else min(look, max(MIN_WAIT_SECONDS, seconds))
 
     def redis_down(self) -> bool:
@@ -123,7 +123,7 @@ class MoveTimer:
         connection.ensure_connection()
         length = max(0.0, time.time() - self.outage_since)
         given = length + min(length, RECONNECT_GRACE_MAX_SECONDS)
-        games = services.extend_deadlines(timedelta(seconds=given))
+        games = play.extend_deadlines(by=timedelta(seconds=given))
         logger.warning(
             "move timer: back after %.1f s; the deadlines of %d game(s) pushed back %.1f s",
             length,

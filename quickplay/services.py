@@ -31,7 +31,7 @@ from django.utils import timezone
 from accounts.models import Player
 from accounts.services import house_bot
 from core.errors import Conflict, DomainError, Invalid, NotAllowed, NotFound
-from games.services import parse_rules, start_seated_game
+from games.tables import parse_rules, start_seated_game
 from quickplay import selectors
 from quickplay.models import Seek
 from ratings.pools import pool_of

@@ -7,7 +7,7 @@ from typing import Any
 
 from accounts.models import Player
 from accounts.services import register_player
-from games import selectors, services
+from games import play, selectors, tables
 from games.engine import Game as Engine
 from games.models import Game
 from tests.game_helpers import choose_action
@@ -24,12 +24,12 @@ def new_players(prefix: str, count: int) -> list[Player]:
 def start_game(seated: list[Player | str], rules: Any = QUICK_RULES, rated: bool = True) -> int:
     """A started game with ``seated`` in seat order (a player, or a house bot's name)."""
     creator = next(p for p in seated if isinstance(p, Player))
-    table = services.create_table(creator, rules=rules, rated=rated, move_seconds=600, seat=None)
+    table = tables.create_table(creator, rules=rules, rated=rated, move_seconds=600, seat=None)
     for seat, who in enumerate(seated):
         if isinstance(who, str):
-            services.seat_bot(creator, table_id=table.pk, bot=who, seat=seat)
+            tables.seat_bot(creator, table_id=table.pk, bot=who, seat=seat)
         else:
-            services.join_table(who, table_id=table.pk, seat=seat)
+            tables.join_table(who, table_id=table.pk, seat=seat)
     return Game.objects.get(table=table).pk
 
 
@@ -42,7 +42,7 @@ def play_out(game_id: int, rng: random.Random) -> Game:
         engine = Engine.from_json(game.state)
         seat = game.to_act[0]
         view = selectors.game_view(game, engine, seat)
-        services.act_for_seat(
+        play.act_for_seat(
             game_id, seat=seat, action=choose_action(view, rng), expected_version=game.version
         )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from accounts.models import Player
 from accounts.services import create_person
-from games import services
+from games import play, tables
 from games.models import Game
 
 PASSWORD = "a long pass phrase"
@@ -15,9 +15,9 @@ def seated_game(
 ) -> tuple[Game, list[Player]]:
     """A game of ``preset`` between three new people, seated in the order of ``names``."""
     people = [create_person(n, password=PASSWORD) for n in names]
-    table = services.create_table(people[0], rules=preset, rated=True, move_seconds=600, seat=0)
+    table = tables.create_table(people[0], rules=preset, rated=True, move_seconds=600, seat=0)
     for person in people[1:]:
-        services.join_table(person, table_id=table.pk, seat=None)
+        tables.join_table(person, table_id=table.pk, seat=None)
     return Game.objects.get(table=table), people
 
 
@@ -31,7 +31,7 @@ def play_until(game: Game, people: list[Player], phase: str) -> Game:
         seat = game.to_act[0]
         engine = game.engine()
         action = engine.fallback_action(seat).to_dict()
-        services.submit_action(
+        play.submit_action(
             people[seat], game_id=game.pk, action=action, expected_version=game.version
         )
     raise AssertionError(f"never reached {phase}")

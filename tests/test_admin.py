@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from accounts.services import register_player
-from games import services
+from games import tables
 from games.models import Game
 
 pytestmark = pytest.mark.django_db
@@ -15,9 +15,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def game() -> Game:
     players = [register_player(f"adm{i}", password="correct horse battery")[0] for i in range(3)]
-    table = services.create_table(players[0], rules="classic", rated=True, move_seconds=60, seat=0)
-    services.join_table(players[1], table_id=table.pk, seat=None)
-    services.join_table(players[2], table_id=table.pk, seat=None)
+    table = tables.create_table(players[0], rules="classic", rated=True, move_seconds=60, seat=0)
+    tables.join_table(players[1], table_id=table.pk, seat=None)
+    tables.join_table(players[2], table_id=table.pk, seat=None)
     return Game.objects.get(table=table)
 
 

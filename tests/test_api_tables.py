@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from accounts.models import Player
-from games import services
+from games import tables
 from games.engine import Game as Engine
 from games.models import Game
 from tests.api_client import Client, error_of, register
@@ -223,7 +223,7 @@ def test_it_pages_the_lobby(api_server: LiveServer) -> None:
     register(api_server.url, "ann")
     ann = Player.objects.get(username="ann")
     for _ in range(51):
-        services.create_table(ann, rules="classic", rated=False, move_seconds=60, seat=0)
+        tables.create_table(ann, rules="classic", rated=False, move_seconds=60, seat=0)
     anonymous = Client(api_server.url)
 
     page_one = anonymous.ok("GET", "/tables?status=open")
@@ -397,11 +397,11 @@ def test_it_deals_tables_given_the_same_deal_seed_alike_to_house_bots_only(
     seed, bots = "duplicate-set-7f3a", ("house:random", "house:heuristic", "house:strong")
 
     def seated(deal_seed: str) -> int:
-        table = services.create_table(
+        table = tables.create_table(
             host, rules="classic", rated=True, move_seconds=600, seat=None, deal_seed=deal_seed
         )
         for seat, bot in enumerate(bots):
-            services.seat_bot(host, table_id=table.pk, bot=bot, seat=seat)
+            tables.seat_bot(host, table_id=table.pk, bot=bot, seat=seat)
         game_id = ann.ok("GET", f"/tables/{table.pk}")["game"]
         assert isinstance(game_id, int)
         return game_id
@@ -418,7 +418,7 @@ def test_it_deals_tables_given_the_same_deal_seed_alike_to_house_bots_only(
             assert seed not in client.get(path).text
 
     # Anyone else could read the shared deals off a sibling table: no seat for them.
-    table = services.create_table(
+    table = tables.create_table(
         host, rules="classic", rated=True, move_seconds=600, seat=None, deal_seed=seed
     )
     refused = ann.post(f"/tables/{table.pk}/join", json={})

@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Player
 from core.errors import DomainError
-from games import game_cache, selectors, services
+from games import game_cache, play, selectors
 from games.models import Game
 from realtime import hub
 from tests.game_helpers import choose_action
@@ -58,9 +58,9 @@ def move(players: list[Player], game_id: int, rng: random.Random) -> dict[str, A
     game = Game.objects.get(pk=game_id)
     (seat,) = game.to_act
     view = selectors.game_view_for(game_id, players[seat])
-    return services.submit_action(
+    return play.submit_action(
         players[seat], game_id=game_id, action=choose_action(view, rng), expected_version=None
-    )[1]
+    ).view
 
 
 def game_with_a_kept_row(seed: int) -> tuple[list[Player], int, random.Random, Game]:
@@ -117,15 +117,15 @@ def test_it_plays_a_move_the_stale_row_refuses_on_the_fresh_row(subscribed: None
     assert seat not in stale.to_act  # on the stale row, not this seat's turn
 
     view = selectors.game_view_for(game_id, players[seat])
-    status, body = services.submit_action(
+    acted = play.submit_action(
         players[seat],
         game_id=game_id,
         action=choose_action(view, rng),
         expected_version=fresh.version,
     )
 
-    assert status == 200
-    assert body["version"] == fresh.version + 1 == Game.objects.get(pk=game_id).version
+    assert not acted.replayed
+    assert acted.view["version"] == fresh.version + 1 == Game.objects.get(pk=game_id).version
 
 
 def test_it_stores_nothing_from_a_stale_row(subscribed: None) -> None:
@@ -142,7 +142,7 @@ def test_it_stores_nothing_from_a_stale_row(subscribed: None) -> None:
     assert stale_seat not in before.to_act
 
     with pytest.raises(DomainError) as refused:
-        services.submit_action(
+        play.submit_action(
             players[stale_seat],
             game_id=game_id,
             action=choose_action(view, rng),

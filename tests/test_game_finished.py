@@ -12,7 +12,7 @@ import pytest
 
 from accounts.models import Player
 from accounts.services import register_player
-from games import selectors, services, signals
+from games import play, selectors, signals, tables
 from games.models import Game
 from realtime import hub
 from tests.game_helpers import choose_action
@@ -27,18 +27,18 @@ def play_out(game_id: int, players: list[Player], rng: random.Random) -> None:
             return
         (seat,) = game.to_act
         view = selectors.game_view_for(game_id, players[seat])
-        services.submit_action(
+        play.submit_action(
             players[seat], game_id=game_id, action=choose_action(view, rng), expected_version=None
         )
 
 
 def test_it_announces_a_finished_game_once_after_commit_with_standings() -> None:
     players = [register_player(f"fin{i}", password="correct horse battery")[0] for i in range(3)]
-    table = services.create_table(
+    table = tables.create_table(
         players[0], rules={"preset": "classic", "max_hands": 2}, rated=True, move_seconds=60, seat=0
     )
-    services.join_table(players[1], table_id=table.pk, seat=None)
-    services.join_table(players[2], table_id=table.pk, seat=None)
+    tables.join_table(players[1], table_id=table.pk, seat=None)
+    tables.join_table(players[2], table_id=table.pk, seat=None)
     game_id = Game.objects.get(table=table).pk
     received: list[signals.GameFinished] = []
 
@@ -79,11 +79,11 @@ def test_it_announces_each_turn_after_commit() -> None:
 
     signals.turn_started.connect(receiver)
     try:
-        table = services.create_table(
+        table = tables.create_table(
             players[0], rules="classic", rated=False, move_seconds=60, seat=0
         )
-        services.join_table(players[1], table_id=table.pk, seat=None)
-        services.join_table(players[2], table_id=table.pk, seat=None)
+        tables.join_table(players[1], table_id=table.pk, seat=None)
+        tables.join_table(players[2], table_id=table.pk, seat=None)
     finally:
         signals.turn_started.disconnect(receiver)
 
@@ -106,11 +106,11 @@ def test_it_ends_the_game_when_a_receiver_of_the_announcement_fails() -> None:
     down, say) is logged, and neither the finishing move, the other consumers nor the
     seats' ``game_finish`` wake-ups suffer for it."""
     players = [register_player(f"bad{i}", password="correct horse battery")[0] for i in range(3)]
-    table = services.create_table(
+    table = tables.create_table(
         players[0], rules={"preset": "classic", "max_hands": 1}, rated=True, move_seconds=60, seat=0
     )
-    services.join_table(players[1], table_id=table.pk, seat=None)
-    services.join_table(players[2], table_id=table.pk, seat=None)
+    tables.join_table(players[1], table_id=table.pk, seat=None)
+    tables.join_table(players[2], table_id=table.pk, seat=None)
     game_id = Game.objects.get(table=table).pk
     received: list[int] = []
 

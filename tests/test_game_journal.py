@@ -11,7 +11,7 @@ import random
 import pytest
 
 from accounts.services import register_player
-from games import selectors, services
+from games import play, selectors, tables
 from games.engine import Game as Engine
 from games.models import Game, GameJournalPart
 from tests.game_helpers import choose_action
@@ -25,7 +25,7 @@ def test_it_keeps_the_stored_state_to_the_hand_in_play_and_records_the_whole_gam
     players = [
         register_player(f"journal{i}", password="correct horse battery")[0] for i in range(3)
     ]
-    game = services.start_seated_game(
+    game = tables.start_seated_game(
         players[0], rules=RULES, rated=True, move_seconds=600, players=players
     )
     shadow = Engine.new(game.rules, seed=game.seed)  # the same game, never stored
@@ -37,9 +37,9 @@ def test_it_keeps_the_stored_state_to_the_hand_in_play_and_records_the_whole_gam
         (seat,) = engine.to_act()
         action = choose_action(engine.view(seat), rng)
         shadow.apply_dict(seat, dict(action))
-        _, view = services.submit_action(
+        view = play.submit_action(
             players[seat], game_id=game.pk, action=action, expected_version=None
-        )
+        ).view
         if view["status"] == "finished":
             break
         if view["hand_number"] != engine.hand_number:  # a hand ended; the next is dealt

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from core.batch import write_change
-from games import selectors, services
+from games import play, selectors
 from games.models import Game, GameEvent
 from realtime.models import PlayerMessage
 from tests.game_helpers import choose_action
@@ -86,7 +86,7 @@ def test_it_applies_an_overtaken_action_again_on_the_new_state() -> None:
 
     def submit() -> None:
         try:
-            outcome["result"] = services.submit_action(
+            outcome["result"] = play.submit_action(
                 player, game_id=game.pk, action=action, expected_version=None
             )
         finally:
@@ -99,8 +99,9 @@ def test_it_applies_an_overtaken_action_again_on_the_new_state() -> None:
         wait_until(lambda: lock_waiters() > 0, timeout=20, what="the write to wait")
     submitter.join(timeout=30)
 
-    status, view = outcome["result"]  # type: ignore[misc]
-    assert status == 200
+    acted = outcome["result"]
+    assert isinstance(acted, play.Acted) and not acted.replayed
+    view = acted.view
     # Applied on the holder's version, not on the one first read.
     assert view["version"] == read_version + 2
     assert Game.objects.get(pk=game.pk).version == read_version + 2

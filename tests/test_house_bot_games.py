@@ -6,7 +6,7 @@ import pytest
 
 from accounts.models import Player
 from accounts.services import register_player
-from games import services
+from games import tables
 from games.models import Game, GameEvent, GamePlayer
 from tests.conftest import WorkerInfo
 from tests.support import wait_until
@@ -25,11 +25,11 @@ def test_it_plays_a_game_of_house_bots_to_the_end(
     celery_worker: WorkerInfo, bots: tuple[str, str, str]
 ) -> None:
     owner, _ = register_player(f"host{len(set(bots))}", password="correct horse battery")
-    table = services.create_table(
+    table = tables.create_table(
         owner, rules={"preset": "classic", "max_hands": 3}, rated=True, move_seconds=30, seat=None
     )
     for seat, bot in enumerate(bots):
-        services.seat_bot(owner, table_id=table.pk, bot=bot, seat=seat)
+        tables.seat_bot(owner, table_id=table.pk, bot=bot, seat=seat)
     game = Game.objects.get(table=table)
 
     finished = wait_until(

@@ -22,7 +22,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Player
 from accounts.services import register_player
-from games import services
+from games import play
 from games.models import Game, GameEvent, IdempotencyRecord
 from tests.api_client import error_of
 from tests.game_helpers import choose_action
@@ -144,7 +144,7 @@ def test_it_purges_records_older_than_a_day_and_keeps_younger_ones(table: Table)
     age(keys["old"][0], "old", OVER_A_DAY)
     age(keys["young"][0], "young", ALMOST_A_DAY)
 
-    purged = services.purge_expired_records()
+    purged = play.purge_expired_records()
 
     assert purged == 1
     kept = IdempotencyRecord.objects.values_list("player_id", "key")
@@ -190,3 +190,34 @@ def test_it_keeps_each_callers_keys_apart(table: Table) -> None:
     error_of(refused, 403, "not_seated")
     assert table.version() == version + 1
     assert records.count() == 2
+
+
+def test_it_says_when_the_service_replays_a_kept_view(table: Table) -> None:
+    """In process: ``submit_action`` tells a retry's kept view from a new one; the API
+    answers both 200."""
+    rng = random.Random(7)
+    seat = table.to_act()
+    body = table.action(seat, rng)
+    player, action = table.players[seat], {k: v for k, v in body.items() if k != "expected_version"}
+    fingerprint = play.request_fingerprint(path=f"{table.path}/actions", body=body)
+
+    def submit() -> play.Acted:
+        return play.submit_action(
+            player,
+            game_id=table.game_id,
+            action=action,
+            expected_version=body["expected_version"],
+            idempotency_key="in-process",
+            fingerprint=fingerprint,
+        )
+
+    first = submit()
+    version, events = table.version(), table.events()
+    again = submit()
+
+    assert not first.replayed and again.replayed
+    assert again.view["version"] == first.view["version"] == version
+    assert again.view["your_seat"] == seat
+    assert (table.version(), table.events()) == (version, events)
+    # The record's status stays what processes of the previous version read.
+    assert IdempotencyRecord.objects.get(player=player, key="in-process").status_code == 200

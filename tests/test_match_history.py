@@ -30,7 +30,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.test import APIClient
 
 from accounts.models import Player
-from games import services
+from games import tables
 from games.models import Game, GamePlayer, Table
 from tests.api_client import error_of
 from tests.rating_helpers import new_players, play_out
@@ -72,12 +72,12 @@ def dealt_game(humans: list[Player], rules: dict[str, Any], deal_seed: str) -> i
 
     A table with a deal seed seats house bots only, so the seed is set after the humans sit.
     """
-    table = services.create_table(humans[0], rules=rules, rated=True, move_seconds=600, seat=None)
+    table = tables.create_table(humans[0], rules=rules, rated=True, move_seconds=600, seat=None)
     for seat, human in enumerate(humans):
-        services.join_table(human, table_id=table.pk, seat=seat)
+        tables.join_table(human, table_id=table.pk, seat=seat)
     Table.objects.filter(pk=table.pk).update(deal_seed=deal_seed)
     for seat in range(len(humans), table.seat_count):
-        services.seat_bot(humans[0], table_id=table.pk, bot="house:random", seat=seat)
+        tables.seat_bot(humans[0], table_id=table.pk, bot="house:random", seat=seat)
     return Game.objects.get(table_id=table.pk).pk
 
 

@@ -17,7 +17,7 @@ from django.db import connection
 
 from accounts.models import Player
 from core import background
-from games import game_cache, selectors, services
+from games import game_cache, play, selectors
 from games.models import Game
 from tests.game_helpers import choose_action
 from tests.test_game_cache import move, subscribe, three_players
@@ -83,7 +83,7 @@ def next_move(players: list[Player], game_id: int, rng: random.Random) -> Callab
     are not the move's)."""
     (seat,) = Game.objects.get(pk=game_id).to_act
     action = choose_action(selectors.game_view_for(game_id, players[seat]), rng)
-    return lambda: services.submit_action(
+    return lambda: play.submit_action(
         players[seat], game_id=game_id, action=action, expected_version=None
     )
 

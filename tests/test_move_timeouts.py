@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from accounts.services import register_player
-from games import selectors, services, timekeeper
+from games import play, selectors, tables, timekeeper
 from games.engine import Game as Engine
 from games.models import Game, GameEvent, GamePlayer
 from tests.conftest import WorkerInfo
@@ -38,14 +38,14 @@ def humans(prefix: str, count: int = 3) -> list[Player]:
 def game_of(players: list[Player | str], move_seconds: int, rules: Any = "classic") -> Game:
     """A started game with these seats (players, or house bot names), in seat order."""
     owner = next(p for p in players if isinstance(p, Player))
-    table = services.create_table(
+    table = tables.create_table(
         owner, rules=rules, rated=True, move_seconds=move_seconds, seat=None
     )
     for seat, who in enumerate(players):
         if isinstance(who, Player):
-            services.join_table(who, table_id=table.pk, seat=seat)
+            tables.join_table(who, table_id=table.pk, seat=seat)
         else:
-            services.seat_bot(owner, table_id=table.pk, bot=who, seat=seat)
+            tables.seat_bot(owner, table_id=table.pk, bot=who, seat=seat)
     return Game.objects.get(table=table)
 
 
@@ -114,13 +114,13 @@ def test_it_lets_a_move_just_before_the_deadline_win(celery_worker: WorkerInfo) 
     (seat,) = game.to_act
     time.sleep(max(0.0, (game.deadline - timezone.now()).total_seconds() - 0.3))
     view = selectors.game_view_for(game.pk, players[seat])
-    status, _ = services.submit_action(
+    acted = play.submit_action(
         players[seat],
         game_id=game.pk,
         action=choose_action(view, random.Random(1)),
         expected_version=game.version,
     )
-    assert status == 200
+    assert acted.view["version"] == game.version + 1
     # Past the old deadline: the move timer found the deadline moved on.
     time.sleep(1.8)
     assert timeout_events(game.pk) == []
@@ -157,7 +157,7 @@ def test_it_skips_a_game_whose_row_is_locked_without_waiting() -> None:
         with connection.cursor() as cursor:  # waiting for the lock would fail here
             cursor.execute("SET lock_timeout = '2s'")
         try:
-            skipped = services.expire_turns(game.pk)
+            skipped = play.expire_turns(game.pk)
         finally:
             with connection.cursor() as cursor:
                 cursor.execute("RESET lock_timeout")
@@ -166,7 +166,7 @@ def test_it_skips_a_game_whose_row_is_locked_without_waiting() -> None:
     assert timeout_events(game.pk) == []
     # The row is free: this call plays for the late seat, or the suite's timer does (and
     # this call then skips the row it holds): either way, exactly once.
-    services.expire_turns(game.pk)
+    play.expire_turns(game.pk)
     wait_until(lambda: len(timeout_events(game.pk)) == 1, timeout=10, what="the timeout")
     time.sleep(0.5)
     assert len(timeout_events(game.pk)) == 1
@@ -182,15 +182,15 @@ def test_it_lets_a_move_after_the_deadline_win_if_it_comes_before_the_timer() ->
     Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     (seat,) = game.to_act
     view = selectors.game_view_for(game.pk, players[seat])
-    status, _ = services.submit_action(
+    acted = play.submit_action(
         players[seat],
         game_id=game.pk,
         action=choose_action(view, random.Random(3)),
         expected_version=game.version,
     )
-    assert status == 200
+    assert acted.view["version"] == game.version + 1
 
-    assert services.expire_turns(game.pk) is False  # the move set a new deadline
+    assert play.expire_turns(game.pk) is False  # the move set a new deadline
     assert timeout_events(game.pk) == []
     assert Game.objects.get(pk=game.pk).version == game.version + 1
 
@@ -215,7 +215,7 @@ def test_it_leaves_a_game_whose_timeout_fails_alone_for_a_while(
     sound = game_of(humans("sound"), move_seconds=60)
     overdue = timezone.now() - timedelta(seconds=1)
     Game.objects.filter(pk__in=[broken.pk, sound.pk]).update(deadline=overdue)
-    expire_turns = services.expire_turns
+    expire_turns = play.expire_turns
     tried: list[int] = []
 
     def expire_or_fail(game_id: int) -> bool:
@@ -224,7 +224,7 @@ def test_it_leaves_a_game_whose_timeout_fails_alone_for_a_while(
             raise RuntimeError("a broken game")
         return expire_turns(game_id)
 
-    monkeypatch.setattr(services, "expire_turns", expire_or_fail)
+    monkeypatch.setattr(play, "expire_turns", expire_or_fail)
     timer = timekeeper.MoveTimer()
 
     assert timer.play_overdue_turns() == 1

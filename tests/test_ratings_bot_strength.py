@@ -27,7 +27,7 @@ import pytest
 from django.conf import settings
 
 from bots.match import arrangements
-from games import services
+from games import tables
 from games.models import Game
 from ratings import selectors as ratings
 from ratings import services as rating
@@ -66,11 +66,11 @@ def test_it_ranks_the_bots_by_strength(celery_worker: WorkerInfo) -> None:
         game_ids: list[int] = []
         for seed in seeds:  # one round per deal set, its six games at once
             for seats in arrangements(BOTS):
-                table = services.create_table(
+                table = tables.create_table(
                     host, rules=RULES, rated=True, move_seconds=600, seat=None, deal_seed=seed
                 )
                 for seat, bot in enumerate(seats):
-                    services.seat_bot(host, table_id=table.pk, bot=bot, seat=seat)
+                    tables.seat_bot(host, table_id=table.pk, bot=bot, seat=seat)
                 game_ids.append(Game.objects.get(table=table).pk)
             finished = Game.objects.filter(pk__in=game_ids, status=Game.Status.FINISHED)
             wait_until(

@@ -6,10 +6,10 @@ import pytest
 
 from accounts.models import Player
 from accounts.services import house_bot
-from games import selectors, services
+from games import play, selectors
 from games.errors import TurnGone
 from games.models import Game, GameEvent, GamePlayer
-from games.services import HANDOVER_BOT
+from games.play import HANDOVER_BOT
 from tests.conftest import WorkerInfo
 from tests.support import wait_until
 from tests.test_move_timeouts import game_of, humans, timeout_events
@@ -63,9 +63,7 @@ def test_it_lets_no_one_but_the_house_bot_act_for_a_seat_handed_over() -> None:
     action = {"type": "trump", "suit": "S"} if game.phase == "trump" else {"type": "pass"}
 
     with pytest.raises(TurnGone) as refused:
-        services.submit_action(
-            absent, game_id=game.pk, action=action, expected_version=game.version
-        )
+        play.submit_action(absent, game_id=game.pk, action=action, expected_version=game.version)
 
     assert refused.value.code == "not_your_turn"
     assert refused.value.details["played_by"] == HANDOVER_BOT

@@ -25,7 +25,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from accounts.models import Player
-from games import services
+from games import tables
 from games.engine.verify import verify_record
 from games.models import Game, Table
 from games.record_check import check_record, key_id, record_message
@@ -41,7 +41,7 @@ ANOTHER_KEY = "5e" * 32
 def finished_game(humans: list[Player], deal_seed: str = "signed-records") -> int:
     """A finished one-hand classic game of ``humans`` and a house bot, dealt from
     ``deal_seed`` and played with ``random.Random(7)``."""
-    table = services.create_table(
+    table = tables.create_table(
         humans[0],
         rules={"preset": "classic", "max_hands": 1},
         rated=False,
@@ -49,9 +49,9 @@ def finished_game(humans: list[Player], deal_seed: str = "signed-records") -> in
         seat=None,
     )
     for seat, human in enumerate(humans):
-        services.join_table(human, table_id=table.pk, seat=seat)
+        tables.join_table(human, table_id=table.pk, seat=seat)
     Table.objects.filter(pk=table.pk).update(deal_seed=deal_seed)
-    services.seat_bot(humans[0], table_id=table.pk, bot="house:random", seat=len(humans))
+    tables.seat_bot(humans[0], table_id=table.pk, bot="house:random", seat=len(humans))
     game_id = Game.objects.get(table_id=table.pk).pk
     play_out(game_id, random.Random(7))
     return game_id
@@ -184,9 +184,9 @@ def test_it_refuses_a_record_signed_by_another_key(api: APIClient, game_id: int)
 
 def test_it_signs_the_record_only_after_the_end(api: APIClient) -> None:
     ann, bob = new_players("early", 2)
-    table = services.create_table(ann, rules="classic", rated=False, move_seconds=600, seat=0)
-    services.join_table(bob, table_id=table.pk, seat=1)
-    services.seat_bot(ann, table_id=table.pk, bot="house:random", seat=2)
+    table = tables.create_table(ann, rules="classic", rated=False, move_seconds=600, seat=0)
+    tables.join_table(bob, table_id=table.pk, seat=1)
+    tables.seat_bot(ann, table_id=table.pk, bot="house:random", seat=2)
     game_id = Game.objects.get(table_id=table.pk).pk
 
     response = api.get(f"/api/v1/games/{game_id}/record")

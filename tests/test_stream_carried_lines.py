@@ -17,7 +17,7 @@ from django.conf import settings
 from accounts.models import ApiToken, Player
 from accounts.services import house_bot
 from core.batch import write_change
-from games import services
+from games import play, tables
 from realtime import hub, stream
 from realtime.models import PlayerMessage
 from tests.api_client import register
@@ -136,11 +136,11 @@ def test_it_publishes_the_lines_of_a_games_start_and_end_with_their_messages() -
     pubsub.subscribe(hub.REDIS_CHANNEL)
     time.sleep(0.2)
 
-    game = services.start_seated_game(
+    game = tables.start_seated_game(
         players[0], rules="classic", rated=True, move_seconds=600, players=players
     )
     start = first_carrying_wake_up(pubsub)
-    services.adjudicate_game(game.pk)
+    play.adjudicate_game(game.pk)
     end = first_carrying_wake_up(pubsub)
 
     # Each seat's game_start and the first seat's your_turn; each seat's game_finish.
@@ -229,7 +229,7 @@ def test_it_wakes_a_player_whose_seat_a_bot_took_over_when_the_game_ends(
     monkeypatch.setattr(hub, "publish_soon", lambda channels, lines=None: woken.extend(channels))
 
     with django_capture_on_commit_callbacks(execute=True):
-        services.adjudicate_game(game.pk)
+        play.adjudicate_game(game.pk)
 
     # Its game_finish message is written for the player who sat there, not for the bot.
     assert PlayerMessage.objects.filter(player=absent, type="game_finish").exists()

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from accounts.models import ApiToken
-from games import services
+from games import tables
 from games.models import Game, GameEvent
 from tests.probe.models import Probe
 from tests.rating_helpers import new_players
@@ -30,11 +30,11 @@ def row_counts() -> dict[str, int]:
 
 def test_it_empties_every_table_but_the_content_types_and_permissions() -> None:
     players = new_players("flushed", 3)
-    table = services.create_table(
+    table = tables.create_table(
         players[0], rules="classic", rated=True, move_seconds=600, seat=None
     )
     for seat, player in enumerate(players):
-        services.join_table(player, table_id=table.pk, seat=seat)
+        tables.join_table(player, table_id=table.pk, seat=seat)
     Probe.objects.create(label="flushed")
     content_types = sorted(ContentType.objects.values_list("app_label", "model"))
     permissions = sorted(Permission.objects.values_list("content_type_id", "codename"))

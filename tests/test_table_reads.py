@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.services import create_bot_player, register_player
-from games import selectors, services
+from games import selectors, tables
 from games.models import Game, Table
 
 pytestmark = pytest.mark.django_db
@@ -23,14 +23,14 @@ def test_it_reads_the_lobby_in_the_same_queries_however_many_tables() -> None:
     ann, _ = register_player("ann", password="a long pass phrase")
     bob, _ = register_player("bob", password="a long pass phrase")
     cy, _ = register_player("cy", password="a long pass phrase")
-    services.create_table(ann, rules="classic", rated=True, move_seconds=60, seat=0)
+    tables.create_table(ann, rules="classic", rated=True, move_seconds=60, seat=0)
     _, queries_for_one = shown_tables()
 
     for _ in range(3):
-        services.create_table(ann, rules="classic", rated=True, move_seconds=60, seat=0)
-    started = services.create_table(bob, rules="classic", rated=True, move_seconds=60, seat=0)
-    services.join_table(ann, table_id=started.pk, seat=None)
-    services.join_table(cy, table_id=started.pk, seat=None)
+        tables.create_table(ann, rules="classic", rated=True, move_seconds=60, seat=0)
+    started = tables.create_table(bob, rules="classic", rated=True, move_seconds=60, seat=0)
+    tables.join_table(ann, table_id=started.pk, seat=None)
+    tables.join_table(cy, table_id=started.pk, seat=None)
     shown, queries_for_five = shown_tables()
 
     assert queries_for_five == queries_for_one == 2
@@ -46,7 +46,7 @@ def test_it_reads_the_lobby_in_the_same_queries_however_many_tables() -> None:
 
 def test_it_reads_one_table_in_two_queries() -> None:
     ann, _ = register_player("ann", password="a long pass phrase")
-    table = services.create_table(ann, rules="classic", rated=False, move_seconds=30, seat=2)
+    table = tables.create_table(ann, rules="classic", rated=False, move_seconds=30, seat=2)
 
     with CaptureQueriesContext(connection) as queries:
         shown = selectors.table_data(selectors.table(table.pk))
@@ -69,12 +69,12 @@ def test_it_shows_the_table_a_seating_service_returns_as_a_read_of_it_would() ->
     owner, _ = register_player("owner", password="a long pass phrase")
     create_bot_player(owner, username="owned-bot")
 
-    created = services.create_table(owner, rules="classic", rated=False, move_seconds=30, seat=None)
+    created = tables.create_table(owner, rules="classic", rated=False, move_seconds=30, seat=None)
     assert shown_without_queries(created) == selectors.table_data(selectors.table(created.pk))
     steps = [
-        services.join_table(ann, table_id=created.pk, seat=2),
-        services.seat_bot(owner, table_id=created.pk, bot="owned-bot", seat=None),
-        services.join_table(bob, table_id=created.pk, seat=None),  # the last seat: the game starts
+        tables.join_table(ann, table_id=created.pk, seat=2),
+        tables.seat_bot(owner, table_id=created.pk, bot="owned-bot", seat=None),
+        tables.join_table(bob, table_id=created.pk, seat=None),  # the last seat: the game starts
     ]
     shown = [shown_without_queries(table) for table in steps]
 

@@ -10,7 +10,7 @@ from django.test import Client
 
 from accounts.models import ApiToken, Player
 from accounts.services import create_bot_player, create_person
-from games import services
+from games import tables
 from games.models import Game, Table
 from tests.service_games import play_until, seated_game
 
@@ -199,8 +199,8 @@ def test_it_joins_leaves_and_cancels_open_tables_from_the_lobby() -> None:
     client, ann = logged_in()
     bob = create_person("bob", password=PASSWORD)
     token = str(client.cookies["csrftoken"].value)
-    bobs = services.create_table(bob, rules="classic", rated=False, move_seconds=60, seat=0)
-    mine = services.create_table(ann, rules="classic", rated=False, move_seconds=60, seat=0)
+    bobs = tables.create_table(bob, rules="classic", rated=False, move_seconds=60, seat=0)
+    mine = tables.create_table(ann, rules="classic", rated=False, move_seconds=60, seat=0)
 
     lobby = client.get("/lobby").content.decode()
     client.post(f"/tables/{bobs.pk}/join", {"seat": "2", "csrfmiddlewaretoken": token})
@@ -218,7 +218,7 @@ def test_it_joins_leaves_and_cancels_open_tables_from_the_lobby() -> None:
 
 def test_it_sends_a_visitor_who_wants_to_join_to_log_in() -> None:
     bob = create_person("bob", password=PASSWORD)
-    table = services.create_table(bob, rules="classic", rated=False, move_seconds=60, seat=0)
+    table = tables.create_table(bob, rules="classic", rated=False, move_seconds=60, seat=0)
 
     response = Client().post(f"/tables/{table.pk}/join", {"seat": "1"})
 
@@ -228,9 +228,9 @@ def test_it_sends_a_visitor_who_wants_to_join_to_log_in() -> None:
 
 def test_it_shows_a_spectator_the_public_view_without_any_hand() -> None:
     ann, bob, cy = (create_person(n, password=PASSWORD) for n in ("ann", "bob", "cy"))
-    table = services.create_table(ann, rules="classic", rated=False, move_seconds=60, seat=0)
-    services.join_table(bob, table_id=table.pk, seat=None)
-    services.join_table(cy, table_id=table.pk, seat=None)
+    table = tables.create_table(ann, rules="classic", rated=False, move_seconds=60, seat=0)
+    tables.join_table(bob, table_id=table.pk, seat=None)
+    tables.join_table(cy, table_id=table.pk, seat=None)
     game = Game.objects.get()
     hands = game.engine().view(0)["your_hand"], game.engine().view(1)["your_hand"]
 
@@ -263,7 +263,7 @@ def test_it_shows_the_start_page_to_visitors_and_the_games_waiting_on_a_person()
     ann = create_person("ann", password=PASSWORD)
     client = Client()
     client.force_login(ann)
-    services.set_up_table(
+    tables.set_up_table(
         ann,
         rules="classic",
         rated=False,

@@ -18,7 +18,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import Player
-from games import selectors, services
+from games import play, selectors, tables
 from games.engine import Game as Engine
 from games.models import Game, Table
 from tests.rating_helpers import new_players, play_out
@@ -131,17 +131,17 @@ def finished(preset: str, seed: int, hands: int, people: list[Player], passes: i
     three in Woburn)."""
     seats = 4 if preset == "four-handed" else 3
     rules = {"preset": preset, "max_hands": hands}
-    table = services.create_table(people[0], rules=rules, rated=False, move_seconds=600, seat=None)
+    table = tables.create_table(people[0], rules=rules, rated=False, move_seconds=600, seat=None)
     for seat, person in enumerate(people[: seats - 1]):
-        services.join_table(person, table_id=table.pk, seat=seat)
+        tables.join_table(person, table_id=table.pk, seat=seat)
     # A table with a deal seed seats house bots only: the seed comes after the people sit.
     Table.objects.filter(pk=table.pk).update(deal_seed=f"replay-{seed}")
-    services.seat_bot(people[0], table_id=table.pk, bot="house:random", seat=seats - 1)
+    tables.seat_bot(people[0], table_id=table.pk, bot="house:random", seat=seats - 1)
     game_id = Game.objects.get(table_id=table.pk).pk
     for _ in range(passes):
         game = Game.objects.get(pk=game_id)
         (seat,) = game.to_act
-        services.act_for_seat(
+        play.act_for_seat(
             game_id, seat=seat, action={"type": "pass"}, expected_version=game.version
         )
     assert play_out(game_id, random.Random(seed)).status == Game.Status.FINISHED
@@ -466,11 +466,11 @@ def test_it_refuses_an_unknown_game_with_an_html_404(client: Client) -> None:
 
 
 def test_it_shows_no_card_of_a_game_in_progress(client: Client, people: list[Player]) -> None:
-    table = services.create_table(
+    table = tables.create_table(
         people[0], rules="classic", rated=False, move_seconds=600, seat=None
     )
     for seat, person in enumerate(people):
-        services.join_table(person, table_id=table.pk, seat=seat)
+        tables.join_table(person, table_id=table.pk, seat=seat)
     game = Game.objects.get(table_id=table.pk)
     seated = Client()
     seated.force_login(people[0])

@@ -25,7 +25,7 @@ from bots import outbound
 from bots.models import BotAccount, WebhookDelivery
 from bots.services import create_bot_account
 from core.errors import DomainError
-from games import services
+from games import tables
 from games.engine import Game as Engine
 from games.models import Game, GameEvent, GamePlayer
 from games.selectors import game_view
@@ -116,12 +116,12 @@ def test_it_plays_a_full_game_for_a_webhook_bot_and_logs_bad_answers(
         owner, username="hookbot", mode=BotAccount.Mode.WEBHOOK, webhook_url=server.url
     )
     server.secret = account.webhook_secret
-    table = services.create_table(
+    table = tables.create_table(
         owner, rules={"preset": "classic", "max_hands": 2}, rated=True, move_seconds=1, seat=None
     )
-    services.seat_bot(owner, table_id=table.pk, bot="hookbot", seat=0)
-    services.seat_bot(owner, table_id=table.pk, bot="house:random", seat=1)
-    services.seat_bot(owner, table_id=table.pk, bot="house:random", seat=2)
+    tables.seat_bot(owner, table_id=table.pk, bot="hookbot", seat=0)
+    tables.seat_bot(owner, table_id=table.pk, bot="house:random", seat=1)
+    tables.seat_bot(owner, table_id=table.pk, bot="house:random", seat=2)
     game = Game.objects.get(table=table)
 
     wait_until(

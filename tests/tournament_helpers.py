@@ -12,7 +12,7 @@ from typing import Any
 
 from accounts.models import Player
 from accounts.services import register_player
-from games import services as games
+from games import play
 from games.engine import Game as Engine
 from games.models import Game
 from tournaments.models import Tournament
@@ -50,7 +50,7 @@ def play_fallbacks(game_id: int) -> None:
         engine = Engine.from_json(game.state)
         seat = engine.to_act()[0]
         action = engine.fallback_action(seat).to_dict()
-        games.act_for_seat(game_id, seat=seat, action=action, expected_version=game.version)
+        play.act_for_seat(game_id, seat=seat, action=action, expected_version=game.version)
 
 
 def run_to_the_end(tournament_id: int, timeout: float = 240.0) -> Tournament:

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from accounts.services import HOUSE_BOTS
 from games.engine import PRESETS
-from games.services import parse_rules
+from games.tables import parse_rules
 from tournaments.models import Tournament
 from tournaments.serializers import TournamentSettingsSerializer
 from tournaments.services.setup import SETTINGS

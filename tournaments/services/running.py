@@ -16,8 +16,9 @@ from django.utils import timezone
 from accounts.models import Player
 from accounts.services import house_bot
 from core.errors import Conflict, NotFound
-from games import services as games
 from games.models import Game
+from games.play import adjudicate_game
+from games.tables import start_seated_game
 from realtime import delivery
 from tournaments import seating
 from tournaments.models import Entrant, Invitation, Result, Round, Tournament, TournamentTable
@@ -139,7 +140,7 @@ def _open_round(tournament: Tournament, number: int) -> Round:
     rules = game_rules(rules=tournament.rules, hands_per_game=tournament.hands_per_game)
     for table_number, seats in enumerate(plan.tables, start=1):
         players = [filler if e == seating.FILLER else entrants[e].player for e in seats]
-        game = games.start_seated_game(
+        game = start_seated_game(
             tournament.created_by,
             rules=rules,
             rated=tournament.rated,
@@ -303,7 +304,7 @@ def adjudicate(actor: Player, *, tournament_id: int, round_number: int, table_nu
                 "Tables can be adjudicated once the round's deadline has passed.",
                 deadline=table.round.deadline.isoformat(),
             )
-        game = games.adjudicate_game(table.game_id)
+        game = adjudicate_game(table.game_id)
         table.adjudicated = True
         table.save(update_fields=["adjudicated"])
         result = game.result if game else None

@@ -12,7 +12,7 @@ from django.db import transaction
 from accounts.models import Player
 from accounts.services import HOUSE_BOTS
 from core.errors import Conflict, Invalid, NotFound
-from games import services as games
+from games.tables import parse_rules
 from tournaments.models import Tournament
 from tournaments.services.changes import (
     audit,
@@ -49,10 +49,10 @@ SETTINGS = (
 def game_rules(*, rules: object, hands_per_game: int | None) -> dict[str, Any]:
     """The rules of every game: the preset and options, with ``max_hands`` from
     ``hands_per_game`` (the preset's own end still applies)."""
-    data = games.parse_rules(rules).to_dict()
+    data = parse_rules(rules).to_dict()
     if hands_per_game:
         data["max_hands"] = hands_per_game
-    parsed = games.parse_rules(data)
+    parsed = parse_rules(data)
     if parsed.players != 3:
         message = "Tournaments are for 3-seat tables."
         raise Invalid("invalid_rules", message, fields={"rules": [message]})
@@ -89,7 +89,7 @@ def create_tournament(creator: Player, *, values: Mapping[str, Any]) -> Tourname
     fields = {key: values[key] for key in SETTINGS if key in values}
     tournament = Tournament(created_by=creator, **fields)
     _check_settings({key: getattr(tournament, key) for key in SETTINGS})
-    tournament.rules = games.parse_rules(tournament.rules).to_dict()
+    tournament.rules = parse_rules(tournament.rules).to_dict()
     with transaction.atomic():
         tournament.save()
         audit(tournament, creator, "created", settings=_settings_log(tournament))
@@ -115,7 +115,7 @@ def update_tournament(
         for key, value in altered.items():
             setattr(tournament, key, value)
         _check_settings({key: getattr(tournament, key) for key in SETTINGS})
-        tournament.rules = games.parse_rules(tournament.rules).to_dict()
+        tournament.rules = parse_rules(tournament.rules).to_dict()
         tournament.save()
         logged = _settings_log(tournament)
         audit(tournament, actor, "configured", changes={k: logged[k] for k in altered})

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts.selectors import own_bot_names
 from core.errors import DomainError
 from games import selectors as games
-from games import services
+from games import tables
 from games.engine import PRESETS
 from quickplay import selectors as quickplay
 from web.forms import TableForm, add_domain_errors
@@ -40,7 +40,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             return HttpResponseRedirect("/login?next=/lobby")
         if form.is_valid():
             try:
-                table = services.set_up_table(
+                table = tables.set_up_table(
                     person,
                     rules=form.rules(),
                     rated=form.cleaned_data["rated"],
@@ -74,14 +74,14 @@ def _seat_action(request: HttpRequest, table_id: int, act: str) -> HttpResponse:
     seat = int(seat_text) if seat_text.isdigit() else None
     try:
         if act == "join":
-            services.join_table(person, table_id=table_id, seat=seat)
+            tables.join_table(person, table_id=table_id, seat=seat)
         elif act == "leave":
-            services.leave_table(person, table_id=table_id)
+            tables.leave_table(person, table_id=table_id)
         elif act == "cancel":
-            services.cancel_table(person, table_id=table_id)
+            tables.cancel_table(person, table_id=table_id)
             return HttpResponseRedirect("/lobby")
         else:
-            services.seat_bot(person, table_id=table_id, bot=request.POST.get("bot", ""), seat=seat)
+            tables.seat_bot(person, table_id=table_id, bot=request.POST.get("bot", ""), seat=seat)
     except DomainError as error:
         messages.error(request, error.message)
         return HttpResponseRedirect(f"/lobby#table-{table_id}")
