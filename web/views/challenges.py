@@ -23,6 +23,7 @@ from core.errors import DomainError
 from games.engine import PRESETS
 from web.forms import ChallengeForm, add_domain_errors
 from web.people import signed_in
+from web.views.home import list_resume_point
 
 
 def _after(challenge: Challenge) -> HttpResponse:
@@ -82,10 +83,7 @@ def _live_caller(request: HttpRequest) -> tuple[Player | None, int | None]:
     """(the signed-in person, the list's mark the page shows) of a request to the live
     stream, in one crossing to a thread. The person comes from the session cookie alone."""
     found = authenticate_session(request)
-    person = found[0] if found is not None else None
-    raw = request.headers.get("Last-Event-ID") or request.GET.get("after") or ""
-    after = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 10 else None
-    return person, after
+    return (found[0] if found is not None else None), list_resume_point(request)
 
 
 @require_GET
