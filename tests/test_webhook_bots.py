@@ -291,7 +291,7 @@ def test_it_gives_up_on_a_push_after_its_retries_and_the_timer_plays(
 
 
 def test_it_sends_nothing_for_a_turn_that_is_no_longer_the_bots(
-    bot_server: Callable[[Answer], BotServer],
+    bot_server: Callable[[Answer], BotServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from bots.services import PushFailed, change_bot_reach
     from bots.services import push_turn_to_webhook as push
@@ -316,14 +316,17 @@ def test_it_sends_nothing_for_a_turn_that_is_no_longer_the_bots(
     turn = {"seat": seat, "player_id": account.player_id, "may_retry": True}
 
     assert push(game.pk, version=game.version - 1, **turn) == "skipped"  # the game moved on
-    deadline = game.deadline
-    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
-    assert push(game.pk, version=game.version, **turn) == "skipped"  # its time is up
+    # Its time is up: the clock is moved past the deadline in this process only, so that a
+    # move timer running for the suite does not play the turn meanwhile.
+    assert game.deadline is not None
+    past_it = game.deadline + timedelta(seconds=1)
+    monkeypatch.setattr(timezone, "now", lambda: past_it)
+    assert push(game.pk, version=game.version, **turn) == "skipped"
+    monkeypatch.undo()
     assert server.pushes == []
     assert not WebhookDelivery.objects.exists()
 
     # The same turn within its time is sent, and its failure is raised for a retry.
-    Game.objects.filter(pk=game.pk).update(deadline=deadline)
     with pytest.raises(PushFailed):
         push(game.pk, version=game.version, **turn)
     assert len(server.pushes) == 1
