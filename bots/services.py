@@ -218,11 +218,8 @@ def push_turn_to_webhook(
         return "skipped"
     if game.status != Game.Status.PLAYING or game.version != version:
         return "skipped"
-    time_left = float(game.move_seconds)
-    if game.deadline is not None:
-        time_left = (game.deadline - timezone.now()).total_seconds()
-        if time_left <= 0:
-            return "skipped"
+    if game.deadline is not None and game.deadline <= timezone.now():
+        return "skipped"
     # The same bytes on every attempt: a bot that gets a push twice tells it by the view's
     # ``id`` and ``version``.
     body = json.dumps(game_view(game, game.engine(), seat), cls=DjangoJSONEncoder).encode()
@@ -258,7 +255,7 @@ def push_turn_to_webhook(
                 SIGNATURE_HEADER: signature(account.webhook_secret, body),
             },
             connect_timeout=settings.BOT_WEBHOOK_CONNECT_TIMEOUT,
-            read_timeout=min(time_left, settings.BOT_WEBHOOK_READ_TIMEOUT),
+            read_timeout=min(float(game.move_seconds), settings.BOT_WEBHOOK_READ_TIMEOUT),
             max_bytes=settings.BOT_WEBHOOK_MAX_REPLY_BYTES,
         )
     except (Unresolvable, httpx.HTTPError) as error:

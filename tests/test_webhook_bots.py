@@ -140,6 +140,13 @@ def test_it_plays_a_full_game_for_a_webhook_bot_and_logs_bad_answers(
         interval=0.2,
         what="the webhook bot's game to end",
     )
+    # The last answer ends the game; its delivery is recorded just after.
+    wait_until(
+        lambda: WebhookDelivery.objects.filter(game=game).count() >= len(server.pushes),
+        timeout=10,
+        interval=0.1,
+        what="the last push's delivery to be recorded",
+    )
     outcomes = list(
         WebhookDelivery.objects.filter(game=game).order_by("id").values_list("outcome", flat=True)
     )
