@@ -112,11 +112,6 @@ def pending_marks(player_ids: Iterable[int]) -> dict[int, list[Mark]]:
     }
 
 
-def marks_of(challenges: Iterable[dict[str, Any]]) -> list[Mark]:
-    """The :data:`Mark` of each of these challenges (``challenge_data``'s), by id."""
-    return sorted((c["id"], tuple(s["answer"] for s in c["seats"])) for c in challenges)
-
-
 def challenge_for(player: Player, challenge_id: int) -> dict[str, Any]:
     """One challenge, for those it involves only (404 for anyone else)."""
     found = (
