@@ -193,12 +193,24 @@ def stalled_house_turns() -> list[tuple[int, int, int, str]]:
     return stalled
 
 
-def push_turn_to_webhook(game_id: int, *, seat: int, version: int, player_id: int) -> str:
+class PushFailed(Exception):
+    """A push that did not reach the bot or that it refused (a network error, a timeout, an
+    HTTP error status): worth sending again while the turn is still the bot's."""
+
+
+def push_turn_to_webhook(
+    game_id: int, *, seat: int, version: int, player_id: int, may_retry: bool = False
+) -> str:
     """POST the seat's game view to the bot's webhook and apply the action it answers.
 
-    The answer goes through the API's own service (``submit_action`` with the bot's account
-    and ``expected_version``). A late, failing or illegal answer is recorded as a
-    :class:`WebhookDelivery` on the game and left to the move deadline. Returns the outcome.
+    Nothing is sent for a turn that is no longer the bot's: the game moved on from
+    ``version``, or its move deadline has passed (the timer plays it). The answer goes
+    through the API's own service (``submit_action`` with the bot's account and
+    ``expected_version``). A late, failing or illegal answer is recorded as a
+    :class:`WebhookDelivery` on the game and left to the move deadline; with ``may_retry``,
+    a push that failed on the way (unreachable, or an HTTP error status) raises
+    :class:`PushFailed` after being recorded, for the task to send it again. Returns the
+    outcome.
     """
     account = BotAccount.objects.select_related("player").filter(player_id=player_id).first()
     game = Game.objects.filter(pk=game_id).first()
@@ -206,6 +218,10 @@ def push_turn_to_webhook(game_id: int, *, seat: int, version: int, player_id: in
         return "skipped"
     if game.status != Game.Status.PLAYING or game.version != version:
         return "skipped"
+    if game.deadline is not None and game.deadline <= timezone.now():
+        return "skipped"
+    # The same bytes on every attempt: a bot that gets a push twice tells it by the view's
+    # ``id`` and ``version``.
     body = json.dumps(game_view(game, game.engine(), seat), cls=DjangoJSONEncoder).encode()
     started = time.monotonic()
 
@@ -222,6 +238,12 @@ def push_turn_to_webhook(game_id: int, *, seat: int, version: int, player_id: in
         )
         return outcome
 
+    def failed(outcome: str, detail: str, status: int | None = None) -> str:
+        record(outcome, detail, status)
+        if may_retry:
+            raise PushFailed(f"{outcome}: {detail}")
+        return outcome
+
     try:
         target = resolve_target(account.webhook_url, settings.BOT_WEBHOOK_ALLOW_PRIVATE)
         reply = post(
@@ -236,12 +258,14 @@ def push_turn_to_webhook(game_id: int, *, seat: int, version: int, player_id: in
             read_timeout=min(float(game.move_seconds), settings.BOT_WEBHOOK_READ_TIMEOUT),
             max_bytes=settings.BOT_WEBHOOK_MAX_REPLY_BYTES,
         )
-    except (UnsafeUrl, httpx.HTTPError) as error:
+    except (Unresolvable, httpx.HTTPError) as error:
+        return failed(WebhookDelivery.Outcome.UNREACHABLE, f"{type(error).__name__}: {error}")
+    except UnsafeUrl as error:  # a refused address stays refused: not sent again
         return record(WebhookDelivery.Outcome.UNREACHABLE, f"{type(error).__name__}: {error}")
     except ReplyTooLarge as error:
         return record(WebhookDelivery.Outcome.BAD_RESPONSE, str(error))
     if not 200 <= reply.status < 300:
-        return record(WebhookDelivery.Outcome.BAD_RESPONSE, "HTTP error", reply.status)
+        return failed(WebhookDelivery.Outcome.BAD_RESPONSE, "HTTP error", reply.status)
     action = _answered_action(reply.body)
     if action is None:
         if reply.body.strip() in (b"", b"{}"):

@@ -5,7 +5,8 @@ may come at the same moment, and the last acceptance must start exactly one game
 lines are written in the change's transaction and sent when it commits
 (``realtime.delivery.send``). A refusal found after a write that must stay (a challenge
 found past its time is marked expired, and its lines sent) is raised once the transaction
-has committed.
+has committed. Every change also wakes the challenges channel of each person it involves,
+whose challenges page follows it (``challenges.live``).
 """
 
 from __future__ import annotations
@@ -178,6 +179,7 @@ def _open(
         waiting = _waiting_on(challenge)
         if waiting:
             _send(waiting, "challenge", challenge)
+            _changed(challenge)
         else:
             _start(challenge)
     return challenge
@@ -203,6 +205,12 @@ def _send(player_ids: Sequence[int], kind: str, challenge: Challenge, **extra: o
     if player_ids:
         payload = {"challenge": selectors.challenge_data(challenge), **extra}
         delivery.send(player_ids, type=kind, payload=payload)
+
+
+def _changed(challenge: Challenge) -> None:
+    """Wake the challenges pages of everyone in ``challenge`` once the change commits (an
+    answer that sends no line, too)."""
+    delivery.wake_on_commit(delivery.challenges_channel(p) for p in _everyone(challenge))
 
 
 def _locked(challenge_id: int) -> Challenge:
@@ -245,6 +253,7 @@ def _close(challenge: Challenge, status: str) -> None:
     challenge.status = status
     challenge.closed_at = timezone.now()
     challenge.save(update_fields=["status", "closed_at", "game"])
+    _changed(challenge)
 
 
 def _seat_of(challenge: Challenge, player: Player) -> ChallengeSeat:
@@ -266,7 +275,9 @@ def accept_challenge(player: Player, *, challenge_id: int) -> Challenge:
             seat.answer = Answer.ACCEPTED
             seat.answered_at = timezone.now()
             seat.save(update_fields=["answer", "answered_at"])
-            if not _waiting_on(challenge):
+            if _waiting_on(challenge):
+                _changed(challenge)
+            else:
                 _start(challenge)
     if refusal is not None:
         raise refusal

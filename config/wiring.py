@@ -22,6 +22,7 @@ def connect() -> None:
     from arena import tasks as arena_tasks
     from bots import receivers as bot_receivers
     from bots.strategies import strong
+    from challenges import live as challenge_live
     from challenges import selectors as challenge_selectors
     from games import in_play, signals
     from games import live as game_live
@@ -32,6 +33,7 @@ def connect() -> None:
     from tournaments import live as tournament_live
     from tournaments import receivers as tournament_receivers
     from tournaments import selectors as tournament_selectors
+    from web.views.challenges import lists_fragment
     from web.views.games import table_fragment
     from web.views.home import in_play_fragment
     from web.views.tournaments import live_fragment
@@ -84,6 +86,8 @@ def connect() -> None:
     tournament_live.FRAGMENTS.setdefault("live", live_fragment)
     # The home pages' list of the games being played is rendered once for all of them.
     in_play.FRAGMENTS.setdefault(in_play.FRAGMENT, in_play_fragment)
+    # A person's challenges feed renders their page's lists once for all their pages.
+    challenge_live.FRAGMENTS.setdefault(challenge_live.FRAGMENT, lists_fragment)
 
     # The house bots' strategies are pure Python (no Django): the setting reaches them here.
     strong.MAX_DEALS = settings.HOUSE_BOT_STRONG_DEALS

@@ -8,10 +8,11 @@
   of its caller (its ``alarm`` channel given to :func:`listening`), it ends when the
   caller's token is revoked.
 * The lines themselves are sent by the player's stream (``realtime.stream``).
-* A topic that pages and spectators watch (a game, a tournament, the games in play) offers a
-  ``feeds.Source``; its watchers follow it through :data:`feeds` (``realtime.feeds``: one
-  read per change per process). A change of such a topic wakes its channel after commit
-  (:func:`wake_on_commit`, or ``also`` of :func:`announce_on_commit`).
+* A topic that pages and spectators watch (a game, a tournament, the games in play, a
+  person's challenges) offers a ``feeds.Source``; its watchers follow it through
+  :data:`feeds` (``realtime.feeds``: one read per change per process). A change of such a
+  topic wakes its channel after commit (:func:`wake_on_commit`, or ``also`` of
+  :func:`announce_on_commit`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from django.utils import timezone
 from realtime import feeds, hub
 from realtime.hub import (
     Waiter,
+    challenges_channel,
     game_channel,
     game_of_channel,
     hears_changes_elsewhere,
@@ -45,6 +47,7 @@ __all__ = [
     "TokenWatch",
     "Waiter",
     "announce_on_commit",
+    "challenges_channel",
     "feeds",
     "game_channel",
     "game_of_channel",

@@ -81,6 +81,12 @@ def tournament_channel(tournament_id: int) -> str:
     return f"{CHANNEL_PREFIX}tournament:{tournament_id}"
 
 
+def challenges_channel(player_id: int) -> str:
+    """Woken when a challenge the player sent or is invited to changes (made, answered,
+    canceled, expired): their challenges page shows it."""
+    return f"{CHANNEL_PREFIX}challenges:{player_id}"
+
+
 def lobby_channel() -> str:
     """Woken when a game starts or ends: the list of the games being played changed."""
     return f"{CHANNEL_PREFIX}lobby"

@@ -1,5 +1,6 @@
 """A Server-Sent Events reader for the tests of the live streams (``/games/{id}/live``,
-``/tournaments/{id}/live``, the home page's ``/games/live``)."""
+``/tournaments/{id}/live``, the home page's ``/games/live``, the challenges page's
+``/challenges/live``)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ class LiveReader:
     last_event_id: int | None = None
     query: str = ""
     path: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
     messages: list[Message] = field(default_factory=list)
     comments: int = 0
     status: int | None = None
@@ -62,7 +64,7 @@ class LiveReader:
         self.thread.start()
 
     def _read(self) -> None:
-        headers = {"Accept": "text/event-stream"}
+        headers = {"Accept": "text/event-stream", **self.headers}
         if self.token:
             headers["Authorization"] = f"Token {self.token}"
         if self.last_event_id is not None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -17,6 +19,7 @@ import pytest
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
 from django.test import override_settings
+from django.utils import timezone
 from sergeant_sdk import SIGNATURE_HEADER, verify_signature
 from sergeant_sdk.example import choose
 
@@ -34,7 +37,8 @@ from tests.support import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-Answer = Callable[[dict[str, Any], int], tuple[int, bytes]]
+# (status, body) to answer, or None to hang up without an answer (a network error).
+Answer = Callable[[dict[str, Any], int], tuple[int, bytes] | None]
 
 
 class BotServer:
@@ -44,6 +48,7 @@ class BotServer:
         self.answer = answer
         self.secret = ""
         self.pushes: list[tuple[dict[str, Any], bool]] = []
+        self.bodies: list[bytes] = []
         # The seat's view as the API builds it, read when each push arrives (the game waits
         # on the bot then, so it is the view of the same version).
         self.api_views: list[dict[str, Any]] = []
@@ -55,6 +60,7 @@ class BotServer:
                 signed = verify_signature(outer.secret, body, self.headers.get(SIGNATURE_HEADER))
                 view = json.loads(body)
                 outer.pushes.append((view, signed))
+                outer.bodies.append(body)
                 try:
                     game = Game.objects.get(pk=view.get("id", 0))
                     api_view = game_view(game, Engine.from_json(game.state), view["your_seat"])
@@ -63,7 +69,11 @@ class BotServer:
                     pass  # a push that is not a game view (the size and time checks)
                 finally:
                     connection.close()
-                status, reply = outer.answer(view, len(outer.pushes))
+                answered = outer.answer(view, len(outer.pushes))
+                if answered is None:
+                    self.close_connection = True
+                    return
+                status, reply = answered
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(reply)))
@@ -130,6 +140,13 @@ def test_it_plays_a_full_game_for_a_webhook_bot_and_logs_bad_answers(
         interval=0.2,
         what="the webhook bot's game to end",
     )
+    # The last answer ends the game; its delivery is recorded just after.
+    wait_until(
+        lambda: WebhookDelivery.objects.filter(game=game).count() >= len(server.pushes),
+        timeout=10,
+        interval=0.1,
+        what="the last push's delivery to be recorded",
+    )
     outcomes = list(
         WebhookDelivery.objects.filter(game=game).order_by("id").values_list("outcome", flat=True)
     )
@@ -193,3 +210,133 @@ def test_it_bounds_the_reply_in_size_and_time(
             max_bytes=65536,
         )
     assert time.monotonic() - started < 1.4
+
+
+def webhook_table(
+    server: BotServer, prefix: str, *, move_seconds: int, max_hands: int = 1
+) -> tuple[Game, BotAccount]:
+    """A game of a webhook bot (seat 0, served by ``server``) and two house bots."""
+    owner, _ = register_player(f"{prefix}owner", password="correct horse battery")
+    account, _ = create_bot_account(
+        owner, username=f"{prefix}bot", mode=BotAccount.Mode.WEBHOOK, webhook_url=server.url
+    )
+    server.secret = account.webhook_secret
+    table = tables.create_table(
+        owner,
+        rules={"preset": "classic", "max_hands": max_hands},
+        rated=False,
+        move_seconds=move_seconds,
+        seat=None,
+    )
+    tables.seat_bot(owner, table_id=table.pk, bot=account.player.username, seat=0)
+    tables.seat_bot(owner, table_id=table.pk, bot="house:random", seat=1)
+    tables.seat_bot(owner, table_id=table.pk, bot="house:random", seat=2)
+    return Game.objects.get(table=table), account
+
+
+def deliveries_of(game: Game, version: int) -> list[WebhookDelivery]:
+    return list(WebhookDelivery.objects.filter(game=game, version=version).order_by("id"))
+
+
+def test_it_sends_a_failed_push_again_until_the_bot_answers(
+    celery_worker: WorkerInfo, bot_server: Callable[[Answer], BotServer]
+) -> None:
+    def answer(view: dict[str, Any], nth: int) -> tuple[int, bytes] | None:
+        if nth == 1:
+            return None  # hangs up without an answer
+        if nth == 2:
+            return 503, b'{"error": "busy"}'
+        return 200, legal_answer(view)
+
+    server = bot_server(answer)
+    game, _ = webhook_table(server, "retry", move_seconds=10)
+    wait_until(
+        lambda: Game.objects.filter(pk=game.pk, status=Game.Status.FINISHED).exists(),
+        timeout=120,
+        interval=0.2,
+        what="the webhook bot's game to end",
+    )
+    first = server.pushes[0][0]["version"]
+    tries = deliveries_of(game, first)
+    assert [d.outcome for d in tries] == ["unreachable", "bad_response", "applied"]
+    assert tries[1].http_status == 503
+    # The same push three times, byte for byte: the bot tells a duplicate by id and version.
+    assert server.bodies[0] == server.bodies[1] == server.bodies[2]
+    assert all(view["version"] == first for view, _ in server.pushes[:3])
+    # Sent again after the backoff's pauses (1 s, then 2 s).
+    gaps = [(b.created_at - a.created_at).total_seconds() for a, b in itertools.pairwise(tries)]
+    assert gaps[0] >= 0.9 and gaps[1] >= 1.9, gaps
+    # Every later turn was answered at once, and the timer never played for the bot.
+    later = WebhookDelivery.objects.filter(game=game).exclude(version=first)
+    assert later.exists() and set(later.values_list("outcome", flat=True)) == {"applied"}
+    assert not GameEvent.objects.filter(game=game, type="timeout").exists()
+    assert GamePlayer.objects.get(game=game, seat=0).timeouts == 0
+
+
+def test_it_gives_up_on_a_push_after_its_retries_and_the_timer_plays(
+    celery_worker: WorkerInfo, bot_server: Callable[[Answer], BotServer]
+) -> None:
+    from bots.tasks import WEBHOOK_RETRIES
+
+    server = bot_server(lambda view, nth: (500, b"down"))
+    game, _ = webhook_table(server, "giveup", move_seconds=10)
+    wait_until(
+        lambda: GameEvent.objects.filter(game=game, type="timeout").exists(),
+        timeout=60,
+        interval=0.2,
+        what="the move timer to play for the bot",
+    )
+    first = server.pushes[0][0]["version"]
+    tries = deliveries_of(game, first)
+    assert len(tries) == 1 + WEBHOOK_RETRIES
+    assert {(d.outcome, d.http_status) for d in tries} == {("bad_response", 500)}
+    assert GamePlayer.objects.get(game=game, seat=0).timeouts >= 1
+    # Nothing more for that turn once it has been played.
+    time.sleep(1.5)
+    assert len(deliveries_of(game, first)) == 1 + WEBHOOK_RETRIES
+    assert sum(view["version"] == first for view, _ in server.pushes) == 1 + WEBHOOK_RETRIES
+
+
+def test_it_sends_nothing_for_a_turn_that_is_no_longer_the_bots(
+    bot_server: Callable[[Answer], BotServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bots.services import PushFailed, change_bot_reach
+    from bots.services import push_turn_to_webhook as push
+
+    server = bot_server(lambda view, nth: (500, b"down"))
+    owner, _ = register_player("lateowner", password="correct horse battery")
+    # Three poll bots: nobody is pushed or plays until the test says so.
+    names = [f"late{n}" for n in range(3)]
+    for name in names:
+        create_bot_account(owner, username=name, mode=BotAccount.Mode.POLL, webhook_url="")
+    table = tables.create_table(
+        owner, rules={"preset": "classic"}, rated=False, move_seconds=60, seat=None
+    )
+    for seat, name in enumerate(names):
+        tables.seat_bot(owner, table_id=table.pk, bot=name, seat=seat)
+    game = Game.objects.get(table=table)
+    seat = game.to_act[0]
+    account, _ = change_bot_reach(
+        owner, username=names[seat], mode=BotAccount.Mode.WEBHOOK, webhook_url=server.url
+    )
+    server.secret = account.webhook_secret
+    turn = {"seat": seat, "player_id": account.player_id, "may_retry": True}
+
+    assert push(game.pk, version=game.version - 1, **turn) == "skipped"  # the game moved on
+    # Its time is up: the clock is moved past the deadline in this process only, so that a
+    # move timer running for the suite does not play the turn meanwhile.
+    assert game.deadline is not None
+    past_it = game.deadline + timedelta(seconds=1)
+    monkeypatch.setattr(timezone, "now", lambda: past_it)
+    assert push(game.pk, version=game.version, **turn) == "skipped"
+    monkeypatch.undo()
+    assert server.pushes == []
+    assert not WebhookDelivery.objects.exists()
+
+    # The same turn within its time is sent, and its failure is raised for a retry.
+    with pytest.raises(PushFailed):
+        push(game.pk, version=game.version, **turn)
+    assert len(server.pushes) == 1
+    assert [d.outcome for d in deliveries_of(game, game.version)] == ["bad_response"]
+    # The last attempt's failure is only recorded.
+    assert push(game.pk, version=game.version, **{**turn, "may_retry": False}) == "bad_response"

@@ -42,6 +42,7 @@ urlpatterns = [
     #
     # Challenges
     path("challenges", challenges.challenges, name="web-challenges"),
+    path("challenges/live", challenges.challenges_live, name="web-challenges-live"),
     path("challenges/<int:challenge_id>/accept", challenges.accept, name="web-challenge-accept"),
     path("challenges/<int:challenge_id>/decline", challenges.decline, name="web-challenge-decline"),
     path("challenges/<int:challenge_id>/cancel", challenges.cancel, name="web-challenge-cancel"),

@@ -1,23 +1,29 @@
-"""Challenges: the person's pending challenges, in and out, with their answers; the form
-that challenges players; the rematch button of a finished game."""
+"""Challenges: the person's pending challenges, in and out, with their answers (kept current
+by the page's script from :func:`challenges_live`); the form that challenges players; the
+rematch button of a finished game."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from challenges import selectors, services
+from accounts.auth import authenticate_session
+from accounts.models import Player
+from api.asyncviews import in_thread
+from challenges import live, services
 from challenges.models import Challenge
 from core.errors import DomainError
 from games.engine import PRESETS
 from web.forms import ChallengeForm, add_domain_errors
 from web.people import signed_in
-
-LIST_LENGTH = 100
+from web.views.home import list_resume_point
 
 
 def _after(challenge: Challenge) -> HttpResponse:
@@ -51,15 +57,48 @@ def challenges(request: HttpRequest) -> HttpResponse:
             add_domain_errors(form, fields, error.message)
         else:
             return _after(challenge)
-    pending = selectors.challenges_data(selectors.pending_challenges(person)[:LIST_LENGTH])
-    context = {
-        "form": form,
-        "incoming": [c for c in pending if c["from"] != person.username],
-        "outgoing": [c for c in pending if c["from"] == person.username],
-        "person": person,
-    }
+    pending, version = live.shown(person)
+    context = {"form": form, **_lists_context(person.username, pending, version)}
     status = 400 if form.errors else 200
     return render(request, "web/challenges/challenges.html", context, status=status)
+
+
+def _lists_context(me: str, pending: list[dict[str, Any]], version: int) -> dict[str, Any]:
+    return {
+        "incoming": [c for c in pending if c["from"] != me],
+        "outgoing": [c for c in pending if c["from"] == me],
+        "me": me,
+        "version": version,
+    }
+
+
+def lists_fragment(me: str, pending: list[dict[str, Any]], version: int) -> str:
+    """The page's two lists as the person ``me`` sees them: what their challenges feed sends
+    to each of their pages (challenges.live.FRAGMENTS). Rendered without a request, so its
+    forms carry no CSRF token: the page's script gives them the page's own."""
+    return render_to_string("web/challenges/_lists.html", _lists_context(me, pending, version))
+
+
+def _live_caller(request: HttpRequest) -> tuple[Player | None, int | None]:
+    """(the signed-in person, the list's mark the page shows) of a request to the live
+    stream, in one crossing to a thread. The person comes from the session cookie alone."""
+    found = authenticate_session(request)
+    return (found[0] if found is not None else None), list_resume_point(request)
+
+
+@require_GET
+async def challenges_live(request: HttpRequest) -> HttpResponse:
+    """``GET /challenges/live``: the signed-in person's challenges as Server-Sent Events, a
+    message each time their list changes; one feed for all their pages (challenges.live).
+    403 for a visitor: EventSource does not retry it."""
+    person, after = await in_thread(_live_caller)(request)
+    if person is None:
+        return HttpResponse("Log in to follow your challenges.", status=403)
+    subscriber = await live.follow(person, after=after)
+    response = StreamingHttpResponse(live.sse(subscriber), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass each message on at once
+    return response
 
 
 def _answer(request: HttpRequest, challenge_id: int, act: str) -> HttpResponse:

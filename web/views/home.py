@@ -47,9 +47,10 @@ def in_play_fragment(playing: list[dict[str, Any]], version: int) -> str:
     return render_to_string("web/_in_play.html", context)
 
 
-def _resume_point(request: HttpRequest) -> int | None:
+def list_resume_point(request: HttpRequest) -> int | None:
     """The list's mark the page shows (``Last-Event-ID``, else ``after``); anything else
-    counts as none: the page is sent the list."""
+    counts as none: the page is sent the list. For the live lists of the pages (this one's,
+    the challenges page's), whose marks are fingerprints."""
     raw = request.headers.get("Last-Event-ID") or request.GET.get("after") or ""
     return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 10 else None
 
@@ -58,7 +59,7 @@ def _resume_point(request: HttpRequest) -> int | None:
 async def games_in_play_live(request: HttpRequest) -> HttpResponse:
     """``GET /games/live``: the home page's list of the games being played, as Server-Sent
     Events, a message each time it changes; one feed for all the pages (games.in_play)."""
-    subscriber = await in_play.follow(_resume_point(request))
+    subscriber = await in_play.follow(list_resume_point(request))
     response = StreamingHttpResponse(in_play.sse(subscriber), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: pass each message on at once
