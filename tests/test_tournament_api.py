@@ -200,7 +200,8 @@ def test_it_pages_the_standings_forbidden_pairs_and_audit_as_every_list(
         assert len(first["results"]) == 50 and len(second["results"]) == count - 50
         assert second["previous"] == f"{api_server.url}/api/v1{base}/{path}"
         assert second["next"] is None
-        error_of(anyone.get(f"{base}/{path}?page=3"), 404, "not_found")
+        for page in ("3", "", "last", "0"):
+            error_of(anyone.get(f"{base}/{path}?page={page}"), 404, "not_found")
         error_of(anyone.get(f"/tournaments/999999/{path}"), 404, "not_found")
     detail = ann.ok("GET", base)  # the organiser's: with the audit
     for path, key in (
