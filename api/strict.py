@@ -31,6 +31,14 @@ INT32_MAX = 2**31 - 1
 #: The largest value of a 64-bit signed column (``bigint``, the primary keys).
 INT64_MAX = 2**63 - 1
 
+#: What Python's ``str.strip`` removes (``str.isspace``), spelt out: JSON Schema's ``\s`` (that
+#: of ECMAScript) leaves out U+001C..U+001F and U+0085, and takes U+FEFF.
+_SPACE = (
+    "\\t-\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+#: A text a trimmed field takes: something besides whitespace, and no NUL (api/schema.py).
+NOT_BLANK = f"^[^\\u0000]*[^\\u0000{_SPACE}][^\\u0000]*$"
+
 
 def _is_integer(value: object) -> bool:
     # bool is an int in Python, and not a number in JSON.
@@ -105,7 +113,8 @@ class StrictSerializer(serializers.Serializer[Any]):
 
 class StrictSerializerSchema(OpenApiSerializerExtension):
     """Every strict input's schema says what the serializer does: no other properties, no
-    empty string or list where the field refuses one (drf-spectacular leaves those out)."""
+    empty string or list where the field refuses one, no text of whitespace only where the
+    field trims it and then refuses a blank (drf-spectacular leaves those out)."""
 
     target_class = StrictSerializer
     match_subclasses = True
@@ -119,6 +128,8 @@ class StrictSerializerSchema(OpenApiSerializerExtension):
             shown = schema.get("properties", {}).get(name, {})
             if isinstance(field, serializers.CharField) and not field.allow_blank:
                 shown.setdefault("minLength", 1)
+                if field.trim_whitespace and not {"pattern", "format", "enum"} & set(shown):
+                    shown["pattern"] = NOT_BLANK
             if isinstance(field, serializers.ListField) and not field.allow_empty:
                 shown.setdefault("minItems", 1)
         return schema

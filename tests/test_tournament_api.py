@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from accounts.models import Player
 from accounts.services import HOUSE_BOTS
 from games.models import Game
 from tests.api_client import Client, error_of, register
 from tests.conftest import LiveServer, WorkerInfo
 from tests.support import wait_until
-from tournaments.models import Round
+from tournaments.models import ForbiddenPair, Round
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -173,6 +174,53 @@ def test_it_pages_the_entrants_as_every_list(api_server: LiveServer) -> None:
     error_of(anyone.get("/tournaments/999999/entrants"), 404, "not_found")
 
 
+def test_it_pages_the_standings_forbidden_pairs_and_audit_as_every_list(
+    api_server: LiveServer,
+) -> None:
+    ann = register(api_server.url, "ann")
+    tid = create(ann)["id"]
+    base = f"/tournaments/{tid}"
+    ann.ok("POST", f"{base}/register", 201)
+    for _ in range(50):
+        ann.ok("POST", f"{base}/entrants", 201, json={"player": "house:random"})
+    others = [Player.objects.create_user(f"hh{n}") for n in range(11)]
+    ForbiddenPair.objects.bulk_create(
+        ForbiddenPair(tournament_id=tid, first=a, second=b)
+        for i, a in enumerate(others)
+        for b in others[i + 1 :]
+    )
+    anyone = Client(api_server.url)
+
+    for path, count in (("standings", 51), ("forbidden-pairs", 55), ("audit", 51)):
+        first = anyone.ok("GET", f"{base}/{path}")
+        second = anyone.ok("GET", f"{base}/{path}?page=2")
+        assert first["count"] == second["count"] == count, path
+        assert first["previous"] is None
+        assert first["next"] == f"{api_server.url}/api/v1{base}/{path}?page=2"
+        assert len(first["results"]) == 50 and len(second["results"]) == count - 50
+        assert second["previous"] == f"{api_server.url}/api/v1{base}/{path}"
+        assert second["next"] is None
+        for page in ("3", "", "last", "0"):
+            error_of(anyone.get(f"{base}/{path}?page={page}"), 404, "not_found")
+        error_of(anyone.get(f"/tournaments/999999/{path}"), 404, "not_found")
+    detail = ann.ok("GET", base)  # the organiser's: with the audit
+    for path, key in (
+        ("standings", "standings"),
+        ("forbidden-pairs", "forbidden_pairs"),
+        ("audit", "audit"),
+    ):
+        pages = [anyone.ok("GET", f"{base}/{path}?page={n}")["results"] for n in (1, 2)]
+        assert pages[0] + pages[1] == detail[key], path
+    pairs = anyone.ok("GET", f"{base}/forbidden-pairs?page=2")["results"]
+    assert [p["players"] for p in pairs] == [
+        ["hh7", "hh9"],
+        ["hh7", "hh10"],
+        ["hh8", "hh9"],
+        ["hh8", "hh10"],
+        ["hh9", "hh10"],
+    ]
+
+
 def test_it_keeps_every_organiser_action_in_the_audit_log(api_server: LiveServer) -> None:
     ann, bob, cat = (register(api_server.url, name) for name in ("ann", "bob", "cat"))
     tid = create(ann)["id"]
@@ -188,7 +236,7 @@ def test_it_keeps_every_organiser_action_in_the_audit_log(api_server: LiveServer
     ann.ok("PATCH", base, json={"rounds": 1, "name": "Renamed"})
     ann.ok("POST", f"{base}/start")
 
-    log = ann.ok("GET", f"{base}/audit")
+    log = ann.ok("GET", f"{base}/audit")["results"]
 
     assert [(e["actor"], e["action"]) for e in log] == [
         ("ann", "created"),
@@ -235,7 +283,7 @@ def test_it_shows_rounds_tables_and_standings(api_server: LiveServer) -> None:
     game = ann.ok("GET", f"/games/{shown['game']}")
     assert game["rules"] == {"preset": "classic", "max_hands": 1}
     assert ann.ok("GET", f"{base}/rounds/1")["standings"] is None
-    standings = ann.ok("GET", f"{base}/standings")
+    standings = ann.ok("GET", f"{base}/standings")["results"]
     assert sorted(row["username"] for row in standings) == [f"pla{i}" for i in range(5)]
     assert {row["points"] for row in standings} == {0}
     error_of(ann.get(f"{base}/rounds/2"), 404, "not_found")
@@ -265,7 +313,7 @@ def test_it_lets_an_organiser_adjudicate_an_overdue_table(
         lambda: ann.ok("GET", base)["current_round"] == 2, timeout=30, what="round 2 to start"
     )
     error_of(ann.post(f"{base}/rounds/1/tables/1/adjudicate"), 409, "game_finished")
-    log = ann.ok("GET", f"{base}/audit")
+    log = ann.ok("GET", f"{base}/audit")["results"]
     assert log[-1]["action"] == "table_adjudicated"
     assert log[-1]["details"]["round"] == 1 and log[-1]["details"]["table"] == 1
 
@@ -289,4 +337,4 @@ def test_it_refuses_rating_limits_beyond_any_rating_and_stays_readable(
     assert "min_rating" in huge["fields"] and "max_rating" in huge_integer["fields"]
     assert ann.ok("PATCH", path, json={"max_rating": 40.5})["max_rating"] == 40.5
     assert ann.ok("GET", path)["max_rating"] == 40.5
-    assert ann.ok("GET", f"{path}/audit")
+    assert ann.ok("GET", f"{path}/audit")["results"]

@@ -148,7 +148,9 @@ def test_it_invites_a_person_who_accepts_and_plays(
         player__username="bob", game__tournament_table__round__tournament_id=tid
     )
     assert seat.game.status == "finished"
-    standing = next(s for s in ann.ok("GET", f"{base}/standings") if s["username"] == "bob")
+    standing = next(
+        s for s in ann.ok("GET", f"{base}/standings")["results"] if s["username"] == "bob"
+    )
     assert standing["games"] == 1
 
 
@@ -189,7 +191,7 @@ def test_it_enters_the_organiser_their_own_bot_and_house_bots_at_once(
     assert detail["invitations"] == []
     assert not Invitation.objects.exists()
     assert not PlayerMessage.objects.filter(type="tournament_invite").exists()
-    actions = [e["action"] for e in ann.ok("GET", f"{base}/audit")]
+    actions = [e["action"] for e in ann.ok("GET", f"{base}/audit")["results"]]
     assert actions == ["created", "entrant_added", "entrant_added", "entrant_added"]
 
 
@@ -245,5 +247,5 @@ def test_it_lets_the_invited_decline_and_the_organiser_cancel(api_server: LiveSe
     assert ann.ok("GET", base)["invitations"] == [] and ann.ok("GET", base)["players"] == []
     # Entering oneself stays open to anyone, invited or not.
     assert eve.ok("POST", f"{base}/register", 201)["username"] == "eve"
-    actions = [e["action"] for e in ann.ok("GET", f"{base}/audit")]
+    actions = [e["action"] for e in ann.ok("GET", f"{base}/audit")["results"]]
     assert actions == ["created", "entrant_invited", "entrant_invited", "invitation_cancelled"]

@@ -45,7 +45,9 @@ def standings_on_page(page: str) -> list[str]:
 def api_standings(tournament_id: int) -> list[dict[str, Any]]:
     response = Client().get(f"/api/v1/tournaments/{tournament_id}/standings")
     assert response.status_code == 200
-    rows = json.loads(response.content)
+    page = json.loads(response.content)
+    assert page["next"] is None  # one page: every line
+    rows = page["results"]
     assert isinstance(rows, list)
     return rows
 

@@ -92,7 +92,7 @@ def test_it_runs_a_swiss_of_house_bots_and_a_person_from_the_pages(
         screenshots(ann, "tournament-finished")
 
         api = httpx.get(f"{site}/api/v1/tournaments/{tournament_id}/standings", timeout=10)
-        rows = api.json()
+        rows = api.json()["results"]
         assert len(rows) == 6 and {row["games"] for row in rows} == {2}
         assert standings_shown(ann) == [row["username"] for row in rows]
         assert standings_shown(bob) == [row["username"] for row in rows]

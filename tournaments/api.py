@@ -274,12 +274,13 @@ class StandingsView(APIView):
                 description="standings after this round (1 up to the current round; else 400)",
             )
         ],
-        responses={200: StandingSerializer(many=True), 400: ERROR, 404: ERROR},
+        responses={200: paginated(StandingSerializer), 400: ERROR, 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
         """A tournament's standings.
 
-        Overall, or after round `round`: `{rank, username, points, tiebreaks..., games}`.
+        Overall, or after round `round`, best first, paginated: `{rank, username, points,
+        tiebreaks..., games}`.
         """
         tournament = selectors.tournament(tournament_id)
         up_to = None
@@ -289,7 +290,7 @@ class StandingsView(APIView):
                     "invalid", "No round has started.", fields={"round": ["No round has started."]}
                 )
             up_to = int_param(request, "round", default=1, low=1, high=tournament.current_round)
-        return Response(selectors.standings_data(tournament, up_to))
+        return paginate(self, request, selectors.standings_data(tournament, up_to))
 
 
 class TournamentLiveDoc(APIView):
@@ -398,11 +399,15 @@ class ForbiddenPairsView(APIView):
 
     @extend_schema(
         operation_id="tournaments_forbidden_pairs_list",
-        responses={200: ForbiddenPairSerializer(many=True), 404: ERROR},
+        responses={200: paginated(ForbiddenPairSerializer), 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
-        """The pairs of players kept apart."""
-        return Response(selectors.forbidden_pairs_data(selectors.tournament(tournament_id)))
+        """The pairs of players kept apart.
+
+        Oldest first, paginated: `{id, players}`.
+        """
+        rows = selectors.forbidden_pairs_of(tournament_id)
+        return paginate(self, request, rows, shown=selectors.forbidden_pairs_shown)
 
     @extend_schema(
         operation_id="tournaments_forbidden_pairs_add",
@@ -488,11 +493,12 @@ class OrganiserView(APIView):
 class AuditView(APIView):
     @extend_schema(
         operation_id="tournaments_audit",
-        responses={200: AuditEntrySerializer(many=True), 404: ERROR},
+        responses={200: paginated(AuditEntrySerializer), 404: ERROR},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
         """A tournament's audit log.
 
-        Who changed what, when.
+        Who changed what, when; oldest first, paginated: `{at, actor, action, details}`.
         """
-        return Response(selectors.audit_data(selectors.tournament(tournament_id)))
+        rows = selectors.audit_of(tournament_id)
+        return paginate(self, request, rows, shown=selectors.audit_shown)

@@ -18,6 +18,7 @@ from tournaments import seating
 from tournaments.models import (
     AuditEntry,
     Entrant,
+    ForbiddenPair,
     Invitation,
     Result,
     Round,
@@ -314,7 +315,13 @@ def table_detail(tournament_id: int, number: int, table_number: int) -> dict[str
     return {"round": number, **table_data(table, _names(found), found.filler_bot)}
 
 
-def audit_data(tournament: Tournament) -> list[dict[str, Any]]:
+def audit_of(tournament_id: int) -> QuerySet[AuditEntry]:
+    """A tournament's audit log, oldest first (404 for an unknown tournament)."""
+    found = tournament(tournament_id)
+    return AuditEntry.objects.filter(tournament=found).select_related("actor").order_by("pk")
+
+
+def audit_shown(rows: list[AuditEntry]) -> list[dict[str, Any]]:
     return [
         {
             "at": iso(entry.at),
@@ -322,15 +329,28 @@ def audit_data(tournament: Tournament) -> list[dict[str, Any]]:
             "action": entry.action,
             "details": entry.details,
         }
-        for entry in AuditEntry.objects.filter(tournament=tournament).select_related("actor")
+        for entry in rows
     ]
+
+
+def audit_data(tournament: Tournament) -> list[dict[str, Any]]:
+    return audit_shown(
+        list(AuditEntry.objects.filter(tournament=tournament).select_related("actor"))
+    )
+
+
+def forbidden_pairs_of(tournament_id: int) -> QuerySet[ForbiddenPair]:
+    """A tournament's forbidden pairs, oldest first (404 for an unknown tournament)."""
+    found = tournament(tournament_id)
+    return found.forbidden_pairs.select_related("first", "second").order_by("pk")
+
+
+def forbidden_pairs_shown(rows: list[ForbiddenPair]) -> list[dict[str, Any]]:
+    return [{"id": p.pk, "players": [p.first.username, p.second.username]} for p in rows]
 
 
 def forbidden_pairs_data(tournament: Tournament) -> list[dict[str, Any]]:
-    return [
-        {"id": p.pk, "players": [p.first.username, p.second.username]}
-        for p in tournament.forbidden_pairs.select_related("first", "second")
-    ]
+    return forbidden_pairs_shown(list(tournament.forbidden_pairs.select_related("first", "second")))
 
 
 def organisers_data(tournament: Tournament) -> list[str]:
