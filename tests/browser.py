@@ -93,7 +93,7 @@ def create_table(page: Page, base: str, *, preset: str, bots: list[str], **optio
     """Create a table from the lobby's form, the creator at seat 0 and ``bots`` in the other
     seats; returns the game's id (the page goes to the game when the table is full)."""
     page.goto(f"{base}/lobby")
-    page.select_option("select[name=preset]", preset)
+    page.check(f"input[name=preset][value='{preset}']")
     for seat, bot in enumerate(bots, start=1):
         page.select_option(f"select[name=seat_{seat}]", bot)
     if options:

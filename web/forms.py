@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 
 from accounts.serializers import USERNAME_PATTERN
+from web.presets import preset_choices
 
 USERNAME_HELP = "3 to 30 characters: letters, digits and _ . - (starting with a letter or digit)."
 
@@ -65,7 +66,9 @@ MAX_SEATS = 4
 class TableForm(forms.Form):
     """A new table: the rules preset and its options, rated, move time, who sits where."""
 
-    preset = forms.ChoiceField(choices=[], initial="classic", label="Rules")
+    preset = forms.ChoiceField(
+        choices=[], initial="classic", label="Rules", widget=forms.RadioSelect
+    )
     max_hands = forms.IntegerField(
         required=False, min_value=1, max_value=200, help_text="End after this many hands."
     )
@@ -120,9 +123,7 @@ class TableForm(forms.Form):
         """``presets``: each preset's number of seats."""
         super().__init__(*args, **kwargs)
         self.seat_counts = presets
-        self.fields["preset"].choices = [
-            (p, f"{p} ({seats} players)" if seats != 3 else p) for p, seats in presets.items()
-        ]
+        self.fields["preset"].choices = preset_choices(list(presets))
         bots = HOUSE_BOT_CHOICES + [(b, f"My bot: {b}") for b in own_bots]
         for seat in range(MAX_SEATS):
             self.fields[f"seat_{seat}"] = forms.ChoiceField(
@@ -174,7 +175,11 @@ class TableForm(forms.Form):
             if mine is not None and mine >= seats:
                 self.add_error("my_seat", f"This game has {seats} seats (0 to {seats - 1}).")
             elif mine is not None and data.get(f"seat_{mine}"):
-                self.add_error(f"seat_{mine}", "You sit in this seat; choose another for the bot.")
+                self.add_error(
+                    f"seat_{mine}",
+                    f"You sit in seat {mine}, so a bot cannot sit there too: choose another "
+                    "seat for the bot, or another seat for yourself.",
+                )
         return data
 
 
@@ -199,7 +204,7 @@ class QuickPlayForm(forms.Form):
 
     def __init__(self, *args: Any, presets: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["preset"].choices = [(p, p) for p in presets]
+        self.fields["preset"].choices = preset_choices(presets)
 
 
 class ChallengeForm(forms.Form):
@@ -211,7 +216,9 @@ class ChallengeForm(forms.Form):
     opponent_3 = forms.CharField(
         max_length=150, required=False, label="Seat 3", help_text="Four-handed only."
     )
-    preset = forms.ChoiceField(choices=[], initial="classic", label="Rules")
+    preset = forms.ChoiceField(
+        choices=[], initial="classic", label="Rules", widget=forms.RadioSelect
+    )
     max_hands = forms.IntegerField(
         required=False, min_value=1, max_value=200, help_text="End after this many hands."
     )
@@ -225,7 +232,7 @@ class ChallengeForm(forms.Form):
 
     def __init__(self, *args: Any, presets: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["preset"].choices = [(p, p) for p in presets]
+        self.fields["preset"].choices = preset_choices(presets)
         for name in ("opponent_1", "opponent_2", "opponent_3"):
             self.fields[name].widget.attrs["placeholder"] = "username or house:strong"
 

@@ -24,6 +24,7 @@ from games.tables import parse_rules
 from tournaments.models import Tournament
 from tournaments.serializers import TournamentSettingsSerializer
 from tournaments.services.setup import SETTINGS
+from web.presets import preset_choices
 
 #: The form's fields that are the API's settings under the same name (the rules are the
 #: form's preset; the points by rank keep their default).
@@ -50,7 +51,9 @@ class TournamentForm(forms.Form):
     """Every setting of ``POST /api/v1/tournaments`` (docs/tournaments.md "Settings")."""
 
     name = forms.CharField(max_length=100)
-    preset = forms.ChoiceField(choices=[], initial="classic", label="Rules")
+    preset = forms.ChoiceField(
+        choices=[], initial="classic", label="Rules", widget=forms.RadioSelect
+    )
     hands_per_game = forms.IntegerField(
         required=False,
         initial=3,
@@ -128,7 +131,7 @@ class TournamentForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["preset"].choices = [(p, p) for p in three_seat_presets()]
+        self.fields["preset"].choices = preset_choices(three_seat_presets())
         # The browser's hints come from the API's limits (which are what is checked).
         api_fields = TournamentSettingsSerializer().fields
         for name, field in self.fields.items():

@@ -12,6 +12,7 @@ from web.views import (
     lobby,
     quickplay,
     replay,
+    rules,
     tournaments,
 )
 from web.views.bots import my_bots
@@ -23,6 +24,8 @@ urlpatterns = [
     path("signup", accounts.signup, name="signup"),
     path("login", accounts.log_in, name="login"),
     path("logout", accounts.log_out, name="logout"),
+    # The rules of the game
+    path("rules", rules.rules, name="rules"),
     # Tables and games
     path("lobby", lobby.lobby, name="lobby"),
     path("tables/<int:table_id>/join", lobby.join, name="table-join"),
