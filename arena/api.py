@@ -47,6 +47,10 @@ class ArenaRatingSerializer(serializers.Serializer[Any]):
     mu = serializers.FloatField()
     sigma = serializers.FloatField(help_text="with inactivity applied up to now")
     ordinal = serializers.FloatField(help_text="mu - 3 sigma")
+    display_rating = serializers.IntegerField(
+        help_text="the rating pages show: 1500 + 25 * ordinal, rounded (docs/ratings.md)"
+    )
+    provisional = serializers.BooleanField(help_text="sigma above 6")
     games = serializers.IntegerField(help_text="rated games in the pool")
 
 

@@ -28,12 +28,19 @@ POOL_PARAMETER = OpenApiParameter(
 )
 
 
+DISPLAY_HELP = (
+    "the rating pages show: 1500 + 25 * ordinal, rounded (a newcomer's is 1500); docs/ratings.md"
+)
+PROVISIONAL_HELP = "sigma above 6: pages show the display rating with `?` after it"
+
+
 class CurrentRatingSerializer(serializers.Serializer[Any]):
     mu = serializers.FloatField()
     sigma = serializers.FloatField(help_text="with inactivity applied up to now")
     ordinal = serializers.FloatField(help_text="mu - 3 sigma")
+    display_rating = serializers.IntegerField(help_text=DISPLAY_HELP)
     games = serializers.IntegerField()
-    provisional = serializers.BooleanField()
+    provisional = serializers.BooleanField(help_text=PROVISIONAL_HELP)
     inactive = serializers.BooleanField()
     last_played_at = serializers.DateTimeField(allow_null=True)
 
@@ -51,6 +58,10 @@ class RatingPointSerializer(serializers.Serializer[Any]):
     sigma = serializers.FloatField()
     ordinal = serializers.FloatField()
     ordinal_change = serializers.FloatField()
+    display_rating = serializers.IntegerField(help_text=DISPLAY_HELP)
+    display_rating_change = serializers.IntegerField(
+        help_text="display_rating minus the display rating before the game"
+    )
     rank = serializers.IntegerField(help_text="the rank the rating used")
 
 
@@ -106,7 +117,7 @@ class PlayerRatingsView(APIView):
         """A player's rating history in a pool.
 
         The player's rating after each rated game of the pool, oldest first, paginated: `{game,
-        at, mu, sigma, ordinal, ordinal_change, rank}`.
+        at, mu, sigma, ordinal, ordinal_change, display_rating, display_rating_change, rank}`.
         """
         pool = selectors.valid_pool(request.query_params.get("pool"))
         rows = selectors.rating_history(username, pool=pool)

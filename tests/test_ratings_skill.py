@@ -1,16 +1,17 @@
-"""The rating rules around openskill (no database): ranks, provisional, inactivity, pools."""
+"""The rating rules around openskill (no database): ranks, provisional, inactivity, pools,
+the display rating."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from itertools import permutations
+from itertools import pairwise, permutations
 
 import pytest
 
 from games.engine import PRESETS
-from ratings import skill
+from ratings import display, skill
 from ratings.pools import POOL_PRESETS, pool_of, table_size
 from ratings.skill import PlayerState, SeatOutcome, Skill
 
@@ -104,3 +105,29 @@ def test_it_gives_each_player_every_place_with_a_total_of_one() -> None:
     for place in range(4):  # each place goes to someone
         assert math.fsum(row[place] for row in places) == pytest.approx(1.0)
     assert skill.place_probabilities([0.0, 0.0, 1.0])[0] == pytest.approx([0.0, 0.5, 0.5])
+
+
+# --- The display rating ---------------------------------------------------------------------
+
+
+def test_it_shows_a_newcomer_at_1500_on_the_documented_scale() -> None:
+    # docs/ratings.md "The display rating": 1500 + 25 * ordinal, to the nearest integer.
+    assert skill.NEWCOMER.ordinal == 0.0
+    assert display.display_rating(skill.NEWCOMER.ordinal) == 1500
+    assert (display.NEWCOMER_DISPLAY, display.SCALE) == (1500, 25)
+    assert display.display_rating(1.0) == 1525
+    assert display.display_rating(-2.8) == 1430
+    assert display.display_rating(20.5) == 2012
+    assert isinstance(display.display_rating(3.14159), int)
+
+
+def test_it_keeps_the_order_of_ordinals_in_display_ratings() -> None:
+    # Ordinals a few display points apart, from far below a newcomer's to far above.
+    ordinals = [x / 7 for x in range(-300, 400)]
+    shown = [display.display_rating(o) for o in ordinals]
+    assert all(b > a for a, b in pairwise(shown))
+
+
+def test_it_writes_a_question_mark_after_a_provisional_rating() -> None:
+    assert display.display_text(1532, provisional=True) == "1532?"
+    assert display.display_text(1532, provisional=False) == "1532"

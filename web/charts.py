@@ -53,6 +53,8 @@ class Tick:
     y: float
     value: float
     label: str
+    #: The chart's reference line (a newcomer's rating on the rating charts).
+    marked: bool = False
 
 
 @dataclass(frozen=True)
@@ -131,8 +133,11 @@ def value_range(values: Sequence[float]) -> tuple[float, float, float]:
     return math.floor(low / step) * step, math.ceil(high / step) * step, step
 
 
-def line_chart(points: Sequence[Point], *, width: int = WIDTH, height: int = HEIGHT) -> LineChart:
-    """The chart of ``points`` (at least one), in order from left to right."""
+def line_chart(
+    points: Sequence[Point], *, width: int = WIDTH, height: int = HEIGHT, mark: float = 0.0
+) -> LineChart:
+    """The chart of ``points`` (at least one), in order from left to right; the grid line at
+    ``mark``, if there is one, is the marked one."""
     if not points:
         raise ValueError("a chart needs at least one point")
     left, right = float(MARGIN_LEFT), float(width - MARGIN_RIGHT)
@@ -151,7 +156,12 @@ def line_chart(points: Sequence[Point], *, width: int = WIDTH, height: int = HEI
     path = " ".join(f"{'M' if i == 0 else 'L'}{d.x},{d.y}" for i, d in enumerate(dots))
     count = round((high - low) / step)
     ticks = [
-        Tick(y_of(low + i * step), low + i * step, _format(low + i * step, step))
+        Tick(
+            y_of(low + i * step),
+            low + i * step,
+            _format(low + i * step, step),
+            marked=math.isclose(low + i * step, mark, abs_tol=step / 1000),
+        )
         for i in range(count + 1)
     ]
     first, last = dots[0], dots[-1]
