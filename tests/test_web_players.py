@@ -264,7 +264,7 @@ def test_it_shows_the_ratings_of_each_pool_as_the_profile_api_does(
         # with mu and sigma as the page rounds them (Django's floatformat: half up).
         assert f"<strong>{shown['display_rating']}?</strong>" in inner
         mu, sigma = floatformat(shown["mu"], 2), floatformat(shown["sigma"], 2)
-        assert f"{MU} {mu} · {SIGMA} {sigma}" in inner
+        assert f"{MU}&nbsp;{mu} · {SIGMA}&nbsp;{sigma}" in inner
     assert 'class="badge provisional"' in table.group(0)
 
 
