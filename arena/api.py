@@ -50,7 +50,9 @@ class ArenaRatingSerializer(serializers.Serializer[Any]):
     display_rating = serializers.IntegerField(
         help_text="the rating pages show: 1500 + 25 * ordinal, rounded (docs/ratings.md)"
     )
-    provisional = serializers.BooleanField(help_text="sigma above 6")
+    provisional = serializers.BooleanField(
+        help_text="fewer than 10 rated games in the pool, or sigma above 7"
+    )
     games = serializers.IntegerField(help_text="rated games in the pool")
 
 

@@ -31,7 +31,10 @@ POOL_PARAMETER = OpenApiParameter(
 DISPLAY_HELP = (
     "the rating pages show: 1500 + 25 * ordinal, rounded (a newcomer's is 1500); docs/ratings.md"
 )
-PROVISIONAL_HELP = "sigma above 6: pages show the display rating with `?` after it"
+PROVISIONAL_HELP = (
+    "fewer than 10 rated games in the pool, or sigma above 7: pages show the display rating "
+    "with `?` after it"
+)
 
 
 class CurrentRatingSerializer(serializers.Serializer[Any]):
@@ -96,7 +99,8 @@ class LeaderboardView(APIView):
 
         The pool's players by ordinal (mu - 3 sigma), best first, paginated. `list=ranked`
         (default): established players with a rated game in the last 90 days; `provisional`:
-        active players whose sigma is still above 6; `inactive`: the others.
+        active players whose rating is still provisional (fewer than 10 rated games in the pool,
+        or sigma above 7); `inactive`: the others.
         """
         pool = selectors.valid_pool(request.query_params.get("pool"))
         which = choice_param(request, "list", selectors.LISTS) or "ranked"

@@ -68,7 +68,7 @@ def current(
         skill=shown,
         games=games,
         last_played_at=last_played_at,
-        provisional=shown.provisional,
+        provisional=skill.is_provisional(shown, games),
         inactive=skill.is_inactive(state, now),
     )
 

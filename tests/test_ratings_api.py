@@ -160,7 +160,7 @@ def test_it_lists_established_provisional_and_inactive_players_apart() -> None:
     rows = [
         (players[0], 30.0, 2.0, now - timedelta(days=1)),  # established
         (players[1], 28.0, 1.5, now - timedelta(days=2)),  # established, higher ordinal
-        (players[2], 40.0, 7.0, now),  # provisional
+        (players[2], 40.0, 7.5, now),  # provisional: sigma over the bar
         (players[3], 35.0, 1.0, now - timedelta(days=200)),  # long inactive
     ]
     Rating.objects.bulk_create(
@@ -179,6 +179,10 @@ def test_it_lists_established_provisional_and_inactive_players_apart() -> None:
     # Shown with the idle days' growth of sigma.
     assert ranked[1]["sigma"] > 1.5
     assert [e["username"] for e in provisional] == [players[2].username]
+    # Fewer rated games than the count: provisional whatever its sigma.
+    Rating.objects.filter(player=players[0]).update(games=skill.PROVISIONAL_GAMES - 1)
+    provisional = selectors.leaderboard("classic", "provisional", now)
+    assert [e["username"] for e in provisional] == [players[0].username, players[2].username]
     assert [e["username"] for e in inactive] == [players[3].username]
     assert inactive[0]["inactive"] is True and inactive[0]["sigma"] > 5
 
