@@ -23,6 +23,12 @@ def display_rating(ordinal: float) -> int:
     return NEWCOMER_DISPLAY + round(SCALE * ordinal)
 
 
+def ordinal_of(display: float) -> float:
+    """The ordinal that :func:`display_rating` shows as ``display`` (before rounding): for
+    limits people give on the pages' scale."""
+    return (display - NEWCOMER_DISPLAY) / SCALE
+
+
 def display_text(display: int, provisional: bool) -> str:
     """A display rating as pages write it: ``?`` after it while provisional."""
     return f"{display}?" if provisional else str(display)

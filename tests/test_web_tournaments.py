@@ -630,3 +630,19 @@ def test_it_runs_a_swiss_of_house_bots_organised_from_the_pages(celery_worker: W
     assert standings_on_page(html(Client().get(f"{base}/live"))) == standings_on_page(page)
     for game in Game.objects.filter(tournament_table__round__tournament_id=tournament_id):
         assert f'href="/games/{game.pk}"' in page
+
+
+@pytest.mark.django_db
+def test_it_takes_and_shows_rating_limits_as_display_ratings() -> None:
+    # The pages' rating limits are display ratings (docs/ratings.md); the API keeps ordinals.
+    client = logged_in(person("ann"))
+
+    response = client.post("/tournaments/new", FORM | {"min_rating": "1750", "max_rating": "2100"})
+
+    created = Tournament.objects.get()
+    assert response.status_code == 302
+    assert (created.min_rating, created.max_rating) == (10.0, 24.0)
+    page = html(client.get(response["Location"]))
+    assert "1750 to 2100" in page
+    settings_form = html(client.get(f"/tournaments/{created.pk}"))
+    assert 'value="1750"' in settings_form and 'value="2100"' in settings_form
