@@ -15,6 +15,7 @@ from games import selectors as games
 from ratings import selectors as ratings
 from ratings.display import NEWCOMER_DISPLAY, display_text
 from ratings.pools import DEFAULT_POOL, POOL_PRESETS
+from ratings.skill import PROVISIONAL_GAMES
 from web.charts import LineChart, Point, line_chart
 from web.player_forms import HistoryFilterForm, pool_choices
 
@@ -67,6 +68,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             "page": page,
             "ranked_count": sum(not row["provisional"] for row in rows),
             "provisional_count": sum(row["provisional"] for row in rows),
+            "provisional_games": PROVISIONAL_GAMES,
             "previous_query": query(request.GET, page=page.number - 1)
             if page.has_previous()
             else "",
