@@ -47,6 +47,12 @@ class ArenaRatingSerializer(serializers.Serializer[Any]):
     mu = serializers.FloatField()
     sigma = serializers.FloatField(help_text="with inactivity applied up to now")
     ordinal = serializers.FloatField(help_text="mu - 3 sigma")
+    display_rating = serializers.IntegerField(
+        help_text="the rating pages show: 1500 + 25 * ordinal, rounded (docs/ratings.md)"
+    )
+    provisional = serializers.BooleanField(
+        help_text="fewer than 10 rated games in the pool, or sigma above 7"
+    )
     games = serializers.IntegerField(help_text="rated games in the pool")
 
 

@@ -11,13 +11,14 @@ from arena.models import Arena, ArenaEntry, ArenaGame
 from arena.services import default_rules
 from games.models import Game
 from ratings import skill
+from ratings.display import display_rating
 from ratings.models import Rating
 from ratings.selectors import current
 
 
 def _ratings(pool: str, player_ids: set[int]) -> dict[int, dict[str, Any]]:
-    """``{player_id: {mu, sigma, ordinal, games}}`` now (inactivity applied); a newcomer's
-    rating for a bot not rated in the pool yet."""
+    """``{player_id: {mu, sigma, ordinal, display_rating, provisional, games}}`` now
+    (inactivity applied); a newcomer's rating for a bot not rated in the pool yet."""
     now = timezone.now()
     rows = Rating.objects.filter(pool=pool, player_id__in=player_ids, games__gt=0)
     found = {
@@ -28,6 +29,8 @@ def _ratings(pool: str, player_ids: set[int]) -> dict[int, dict[str, Any]]:
         "mu": skill.NEWCOMER.mu,
         "sigma": skill.NEWCOMER.sigma,
         "ordinal": skill.NEWCOMER.ordinal,
+        "display_rating": display_rating(skill.NEWCOMER.ordinal),
+        "provisional": True,
         "games": 0,
     }
     out: dict[int, dict[str, Any]] = {}
@@ -40,6 +43,8 @@ def _ratings(pool: str, player_ids: set[int]) -> dict[int, dict[str, Any]]:
                 "mu": shown.skill.mu,
                 "sigma": shown.skill.sigma,
                 "ordinal": shown.skill.ordinal,
+                "display_rating": display_rating(shown.skill.ordinal),
+                "provisional": shown.provisional,
                 "games": shown.games,
             }
         )

@@ -27,6 +27,7 @@ def connect() -> None:
     from games import in_play, signals
     from games import live as game_live
     from games import selectors as game_selectors
+    from ratings import display as rating_display
     from ratings import receivers as rating_receivers
     from ratings import selectors as rating_selectors
     from realtime import feeds, hub, revocation, stream
@@ -79,6 +80,7 @@ def connect() -> None:
     _add(game_selectors.EMBARGOES, tournament_selectors.deals_embargoed)
     # Tournament seeding and rating-range limits read the ratings.
     _add(tournament_selectors.RATING_SOURCES, rating_selectors.seeding_ratings)
+    _add(tournament_selectors.RATING_DISPLAYS, rating_display.display_rating)
 
     # A game's live feed renders the page's table once per seat for all that seat's pages.
     game_live.FRAGMENTS.setdefault("table", table_fragment)

@@ -28,12 +28,22 @@ POOL_PARAMETER = OpenApiParameter(
 )
 
 
+DISPLAY_HELP = (
+    "the rating pages show: 1500 + 25 * ordinal, rounded (a newcomer's is 1500); docs/ratings.md"
+)
+PROVISIONAL_HELP = (
+    "fewer than 10 rated games in the pool, or sigma above 7: pages show the display rating "
+    "with `?` after it"
+)
+
+
 class CurrentRatingSerializer(serializers.Serializer[Any]):
     mu = serializers.FloatField()
     sigma = serializers.FloatField(help_text="with inactivity applied up to now")
     ordinal = serializers.FloatField(help_text="mu - 3 sigma")
+    display_rating = serializers.IntegerField(help_text=DISPLAY_HELP)
     games = serializers.IntegerField()
-    provisional = serializers.BooleanField()
+    provisional = serializers.BooleanField(help_text=PROVISIONAL_HELP)
     inactive = serializers.BooleanField()
     last_played_at = serializers.DateTimeField(allow_null=True)
 
@@ -51,6 +61,10 @@ class RatingPointSerializer(serializers.Serializer[Any]):
     sigma = serializers.FloatField()
     ordinal = serializers.FloatField()
     ordinal_change = serializers.FloatField()
+    display_rating = serializers.IntegerField(help_text=DISPLAY_HELP)
+    display_rating_change = serializers.IntegerField(
+        help_text="display_rating minus the display rating before the game"
+    )
     rank = serializers.IntegerField(help_text="the rank the rating used")
 
 
@@ -85,7 +99,8 @@ class LeaderboardView(APIView):
 
         The pool's players by ordinal (mu - 3 sigma), best first, paginated. `list=ranked`
         (default): established players with a rated game in the last 90 days; `provisional`:
-        active players whose sigma is still above 6; `inactive`: the others.
+        active players whose rating is still provisional (fewer than 10 rated games in the pool,
+        or sigma above 7); `inactive`: the others.
         """
         pool = selectors.valid_pool(request.query_params.get("pool"))
         which = choice_param(request, "list", selectors.LISTS) or "ranked"
@@ -106,7 +121,7 @@ class PlayerRatingsView(APIView):
         """A player's rating history in a pool.
 
         The player's rating after each rated game of the pool, oldest first, paginated: `{game,
-        at, mu, sigma, ordinal, ordinal_change, rank}`.
+        at, mu, sigma, ordinal, ordinal_change, display_rating, display_rating_change, rank}`.
         """
         pool = selectors.valid_pool(request.query_params.get("pool"))
         rows = selectors.rating_history(username, pool=pool)

@@ -17,6 +17,7 @@ from accounts.selectors import active_player
 from core.errors import Invalid
 from games.models import GamePlayer
 from ratings import skill
+from ratings.display import display_rating
 from ratings.models import Rating, RatingChange
 from ratings.pools import DEFAULT_POOL, POOLS, pool_of, table_size
 from ratings.replay import Replay, stored_games
@@ -50,6 +51,7 @@ class Current:
             "mu": self.skill.mu,
             "sigma": self.skill.sigma,
             "ordinal": self.skill.ordinal,
+            "display_rating": display_rating(self.skill.ordinal),
             "games": self.games,
             "provisional": self.provisional,
             "inactive": self.inactive,
@@ -66,7 +68,7 @@ def current(
         skill=shown,
         games=games,
         last_played_at=last_played_at,
-        provisional=shown.provisional,
+        provisional=skill.is_provisional(shown, games),
         inactive=skill.is_inactive(state, now),
     )
 
@@ -80,7 +82,8 @@ def current_rating(player_id: int, pool: str, now: datetime | None = None) -> Cu
 
 
 def profile_ratings(found: Player) -> dict[str, Any]:
-    """The profile's ``ratings``: ``{pool: {mu, sigma, ordinal, games, provisional, ...}}``."""
+    """The profile's ``ratings``: ``{pool: {mu, sigma, ordinal, display_rating, games,
+    provisional, ...}}``."""
     now = timezone.now()
     rows = Rating.objects.filter(player=found, games__gt=0).order_by("pool")
     return {
@@ -92,16 +95,28 @@ def profile_ratings(found: Player) -> dict[str, Any]:
 
 
 def change_data(change: RatingChange) -> dict[str, Any]:
+    before = display_rating(change.ordinal_before)
+    after = display_rating(change.ordinal_after)
     return {
         "pool": change.pool,
         "mu_before": change.mu_before,
         "sigma_before": change.sigma_before,
         "ordinal_before": change.ordinal_before,
+        "display_rating_before": before,
         "mu": change.mu_after,
         "sigma": change.sigma_after,
         "ordinal": change.ordinal_after,
+        "display_rating": after,
         "ordinal_change": change.ordinal_after - change.ordinal_before,
+        "display_rating_change": after - before,
     }
+
+
+def game_rating_change(game_id: int, player_id: int) -> dict[str, Any] | None:
+    """What game ``game_id`` did to the player's rating (:func:`change_data`), None while it
+    is not rated: the display ratings before and after are what a game's result box shows."""
+    change = RatingChange.objects.filter(game_id=game_id, player_id=player_id).first()
+    return None if change is None else change_data(change)
 
 
 def history_rating_changes(rows: list[GamePlayer]) -> dict[int, dict[str, Any]]:
@@ -179,6 +194,7 @@ def history_points(username: str, *, pool: str) -> list[dict[str, Any]]:
 def _point(
     game: int, at: datetime, mu: float, sigma: float, ordinal: float, before: float, rank: int
 ) -> dict[str, Any]:
+    shown = display_rating(ordinal)
     return {
         "game": game,
         "at": at,
@@ -186,6 +202,8 @@ def _point(
         "sigma": sigma,
         "ordinal": ordinal,
         "ordinal_change": ordinal - before,
+        "display_rating": shown,
+        "display_rating_change": shown - display_rating(before),
         "rank": rank,
     }
 

@@ -12,15 +12,19 @@ Parameters (openskill's defaults, which are TrueSkill's scale):
   settles near 1.5 after some hundreds of games, well below ``beta``: the rating is then a
   confident estimate that still moves by a noticeable amount after a surprising result.
 
-Provisional: a rating is provisional while its sigma is above :data:`PROVISIONAL_SIGMA` (6).
-Against evenly matched opponents at three-player tables that takes about 14 rated games
-(sigma after 10 games ≈ 6.5, after 15 ≈ 5.8); fewer when results are one-sided.
+Provisional: a rating is provisional while its player has fewer than
+:data:`PROVISIONAL_GAMES` rated games in the pool, or while its sigma (inactivity applied) is
+above :data:`PROVISIONAL_SIGMA`. The count ends it for players of a game a week or more,
+even when all play newcomers only, who narrow each other's sigma slowly; the sigma bar keeps
+it while a rating is still nearly a newcomer's, and brings it back after a long absence. A
+sigma bar alone, low enough to mean "settled", kept players of a game a week among newcomers
+provisional for most of a year (docs/ratings.md).
 
 Inactivity (as Lichess raises a Glicko RD): each whole day without a rated game in the pool
 adds :data:`SIGMA_GROWTH_PER_DAY`² to sigma², capped at the newcomer's sigma. It is applied
 lazily: when the player's next game is rated (from the previous game's end to this game's
 end), and when a rating is shown (up to now). The growth is chosen so that a settled rating
-(sigma 2) is provisional again after about six months away and back to a newcomer's
+(sigma 2) is provisional again after about eight months away and back to a newcomer's
 uncertainty after a year. A player with no rated game in the pool for :data:`INACTIVE_DAYS`
 is listed apart from the leaderboard.
 """
@@ -45,7 +49,8 @@ ORDINAL_Z: Final = 3.0
 #: openskill stores some of them on the model.
 MODEL: Final = PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU)
 
-PROVISIONAL_SIGMA: Final = 6.0
+PROVISIONAL_GAMES: Final = 10
+PROVISIONAL_SIGMA: Final = 7.0
 SETTLED_SIGMA: Final = 2.0
 SIGMA_GROWTH_PER_DAY: Final = math.sqrt((SIGMA**2 - SETTLED_SIGMA**2) / 365)
 INACTIVE_DAYS: Final = 90
@@ -59,10 +64,6 @@ class Skill(NamedTuple):
     def ordinal(self) -> float:
         """mu - 3 sigma: the leaderboard's number (a conservative estimate of skill)."""
         return self.mu - ORDINAL_Z * self.sigma
-
-    @property
-    def provisional(self) -> bool:
-        return self.sigma > PROVISIONAL_SIGMA
 
 
 NEWCOMER: Final = Skill(MU, SIGMA)
@@ -94,6 +95,12 @@ class Change(NamedTuple):
     rank: int
     before: Skill
     after: Skill
+
+
+def is_provisional(shown: Skill, games: int) -> bool:
+    """Whether a rating is provisional: ``shown`` with inactivity applied, ``games`` the
+    player's rated games in the pool (see the module's docstring)."""
+    return games < PROVISIONAL_GAMES or shown.sigma > PROVISIONAL_SIGMA
 
 
 def idle_days(last_played_at: datetime | None, at: datetime) -> int:

@@ -12,6 +12,7 @@ from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from ratings import selectors, services, skill
+from ratings.display import display_rating
 from ratings.models import Rating, RatingChange
 from tests.api_client import Client, error_of
 from tests.conftest import LiveServer
@@ -40,6 +41,7 @@ def test_it_shows_ratings_in_the_profile_histories_and_provisional_list(
     assert (shown["mu"], shown["sigma"], shown["games"]) == (ann.mu, ann.sigma, 2)
     assert shown["ordinal"] == pytest.approx(ann.mu - 3 * ann.sigma)
     assert shown["provisional"] is True and shown["inactive"] is False
+    assert shown["display_rating"] == display_rating(shown["ordinal"])
 
     history = anyone.ok("GET", f"/players/{players[0].username}/games")
     by_game = {entry["game"]: entry["rating_change"] for entry in history["results"]}
@@ -49,12 +51,28 @@ def test_it_shows_ratings_in_the_profile_histories_and_provisional_list(
     assert by_game[games[1].pk]["ordinal_change"] == pytest.approx(
         last.ordinal_after - last.ordinal_before
     )
+    change = by_game[games[1].pk]
+    assert change["display_rating_before"] == display_rating(last.ordinal_before)
+    assert change["display_rating"] == display_rating(last.ordinal_after)
+    assert change["display_rating_change"] == (
+        change["display_rating"] - change["display_rating_before"]
+    )
+    # What a game's result box reads: the same change.
+    assert selectors.game_rating_change(games[1].pk, players[0].pk) == change | {
+        "ordinal_change": pytest.approx(change["ordinal_change"])
+    }
+    assert selectors.game_rating_change(unrated.pk, players[0].pk) is None
 
     points = anyone.ok("GET", f"/players/{players[0].username}/ratings?pool=classic")
     assert points["count"] == 2
     assert [p["game"] for p in points["results"]] == [g.pk for g in games]
     assert points["results"][-1]["mu"] == ann.mu
     assert points["results"][-1]["sigma"] == ann.sigma
+    for point in points["results"]:
+        assert point["display_rating"] == display_rating(point["ordinal"])
+    first, second = points["results"]
+    assert first["display_rating_change"] == first["display_rating"] - 1500  # from a newcomer's
+    assert second["display_rating_change"] == second["display_rating"] - first["display_rating"]
     assert anyone.ok("GET", f"/players/{players[0].username}/ratings?pool=race")["count"] == 0
 
     assert anyone.ok("GET", "/ratings")["count"] == 0  # nobody is established yet
@@ -64,8 +82,10 @@ def test_it_shows_ratings_in_the_profile_histories_and_provisional_list(
     assert ordinals == sorted(ordinals, reverse=True)
     assert [e["rank"] for e in provisional["results"]] == [1, 2, 3]
     assert set(provisional["results"][0]) >= {
-        "rank", "username", "mu", "sigma", "ordinal", "games", "provisional",
+        "rank", "username", "mu", "sigma", "ordinal", "display_rating", "games", "provisional",
     }  # fmt: skip
+    for entry in provisional["results"]:
+        assert entry["display_rating"] == display_rating(entry["ordinal"])
 
 
 def test_it_predicts_a_table_as_openskill_does(api_server: LiveServer) -> None:
@@ -92,6 +112,8 @@ def test_it_predicts_a_table_as_openskill_does(api_server: LiveServer) -> None:
     assert last["rank_probability"] > last["win_probability"]  # likelier last than first
     assert [p["username"] for p in body["players"]] == [p.username for p in reversed(players)]
     assert math.isclose(sum(p["win_probability"] for p in body["players"]), 1.0)
+    for shown, rating in zip(body["players"], ratings, strict=True):
+        assert shown["display_rating"] == display_rating(rating.mu - 3 * rating.sigma)
 
 
 def test_it_answers_bad_rating_requests_with_the_error_shape(api_server: LiveServer) -> None:
@@ -138,7 +160,7 @@ def test_it_lists_established_provisional_and_inactive_players_apart() -> None:
     rows = [
         (players[0], 30.0, 2.0, now - timedelta(days=1)),  # established
         (players[1], 28.0, 1.5, now - timedelta(days=2)),  # established, higher ordinal
-        (players[2], 40.0, 7.0, now),  # provisional
+        (players[2], 40.0, 7.5, now),  # provisional: sigma over the bar
         (players[3], 35.0, 1.0, now - timedelta(days=200)),  # long inactive
     ]
     Rating.objects.bulk_create(
@@ -157,6 +179,10 @@ def test_it_lists_established_provisional_and_inactive_players_apart() -> None:
     # Shown with the idle days' growth of sigma.
     assert ranked[1]["sigma"] > 1.5
     assert [e["username"] for e in provisional] == [players[2].username]
+    # Fewer rated games than the count: provisional whatever its sigma.
+    Rating.objects.filter(player=players[0]).update(games=skill.PROVISIONAL_GAMES - 1)
+    provisional = selectors.leaderboard("classic", "provisional", now)
+    assert [e["username"] for e in provisional] == [players[0].username, players[2].username]
     assert [e["username"] for e in inactive] == [players[3].username]
     assert inactive[0]["inactive"] is True and inactive[0]["sigma"] > 5
 

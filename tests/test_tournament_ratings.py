@@ -45,3 +45,9 @@ def test_it_admits_by_rating_range_in_the_tournament_pool() -> None:
         strong.pk: pytest.approx(24.0),
         weak.pk: pytest.approx(14.0),
     }
+
+
+def test_it_shows_entrants_seeding_ratings_as_display_ratings() -> None:
+    # The ratings app's display rating, registered by the wiring; none for the unrated.
+    assert selectors.display_rating(24.0) == 1500 + 25 * 24
+    assert selectors.display_rating(None) is None

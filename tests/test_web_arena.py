@@ -18,7 +18,7 @@ from tests.rating_helpers import QUICK_RULES, new_players, play_out
 
 pytestmark = pytest.mark.django_db
 
-ROW = re.compile(r'<tr data-username="([^"]*)">')
+ROW = re.compile(r'<tr data-username="([^"]*)" data-rating="(-?\d+)">')
 GAME = re.compile(r'<li data-game-id="(\d+)"><a href="/games/(\d+)">')
 
 
@@ -48,12 +48,17 @@ def test_it_shows_who_is_in_the_games_and_the_leaderboard() -> None:
 
     assert response.status_code == 200
     page = response.content.decode()
-    in_arena = ROW.findall(section(page, "in-arena"))
+    in_arena = [name for name, _ in ROW.findall(section(page, "in-arena"))]
     assert in_arena == [b["username"] for b in api["bots"]] and idle not in in_arena
     assert len(in_arena) == 3
     assert GAME.findall(section(page, "arena-games")) == [(str(second), str(second))]
-    board = ROW.findall(section(page, "arena-board"))
+    shown = ROW.findall(section(page, "arena-board"))
+    board = [name for name, _ in shown]
     assert board == [row["username"] for row in api["leaderboard"]]
+    # Each row carries the display rating, as the API gives it.
+    assert [int(rating) for _, rating in shown] == [
+        row["display_rating"] for row in api["leaderboard"]
+    ]
     assert sorted(board) == sorted(b.username for b in bots)
     assert not cards_in(page.replace("<", " <").split())  # no seat's cards on the page
     assert browser.get("/arena?pool=bridge").status_code == 404

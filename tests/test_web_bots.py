@@ -145,7 +145,7 @@ def test_it_lists_only_the_persons_own_bots_with_ratings_and_recent_games() -> N
     card = re.search(r'data-bot="ann-bot".*?</article>', page, re.S)
     assert card is not None
     assert 'href="/players/ann-bot"' in card.group(0)
-    assert '<tr data-pool="classic">' in card.group(0)
+    assert re.search(r'<tr data-pool="classic" data-rating="\d+">', card.group(0))
     assert f'data-game-id="{game.pk}"' in card.group(0)
     assert f'href="/games/{game.pk}"' in card.group(0)
     assert listed_bots(signed_in(bob).get("/bots").content.decode()) == ["bob-bot"]

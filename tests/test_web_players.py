@@ -30,6 +30,9 @@ from web.views import players as player_pages
 
 pytestmark = pytest.mark.django_db
 
+# The pages' letters for mu and sigma, and the dash of a rank not given.
+MU, SIGMA, DASH = "\u03bc", "\u03c3", "\u2013"
+
 ROW = re.compile(r'<tr data-(username|game-id)="([^"]*)"([^>]*)>(.*?)</tr>', re.S)
 
 
@@ -135,22 +138,29 @@ def test_it_lists_the_ranking_in_the_apis_order_then_the_provisional_players_mar
     ]
 
 
-def test_it_shows_rank_rating_mu_sigma_and_games_of_each_ranked_player(client: Client) -> None:
+def test_it_shows_rank_display_rating_and_games_with_a_question_mark_while_provisional(
+    client: Client, played: Played
+) -> None:
     (top,) = establish([("top", 30.0, 2.0)])
-    entry = api(client, "/ratings?pool=classic")["results"][0]
+    entries = api(client, "/ratings?pool=classic")["results"]
+    entries += api(client, "/ratings?pool=classic&list=provisional")["results"]
 
-    (row,) = rows(get_page(client, "/leaderboard"), "username")
+    shown = rows(get_page(client, "/leaderboard"), "username")
 
-    assert row.key == top.username
-    cells = re.findall(r"<td[^>]*>(.*?)</td>", row.inner, re.S)
-    text = [re.sub(r"<[^>]+>", "", c).strip() for c in cells]
-    assert text[0] == "1"
-    assert text[2:] == [
-        f"{entry['ordinal']:.1f}",
-        f"{entry['mu']:.2f}",
-        f"{entry['sigma']:.2f}",
-        str(entry["games"]),
-    ]
+    assert [r.key for r in shown] == [e["username"] for e in entries]
+    assert shown[0].key == top.username
+    for row, entry in zip(shown, entries, strict=True):
+        assert f'data-rating="{entry["display_rating"]}"' in row.attributes
+        cells = re.findall(r"<td([^>]*)>(.*?)</td>", row.inner, re.S)
+        text = [re.sub(r"<[^>]+>", "", c).strip() for _, c in cells]
+        mark = "?" if entry["provisional"] else ""
+        assert text[0] == (DASH if entry["provisional"] else str(entry["rank"]))
+        assert text[2:] == [f"{entry['display_rating']}{mark}", str(entry["games"])]
+        # mu and sigma on the rating's details (its title).
+        title = html.unescape(cells[2][0])
+        assert f"{MU} {entry['mu']:.2f}, {SIGMA} {entry['sigma']:.2f}" in title
+    for entry in entries:
+        assert entry["display_rating"] == 1500 + round(25 * entry["ordinal"])
 
 
 def test_it_shows_each_pool_apart_and_marks_bots(client: Client, played: Played) -> None:
@@ -240,12 +250,21 @@ def test_it_shows_the_ratings_of_each_pool_as_the_profile_api_does(
 
     table = re.search(r'<table class="data ratings">.*?</table>', page, re.S)
     assert table is not None
-    pools = re.findall(r'<tr data-pool="([^"]+)">', table.group(0))
-    assert pools == list(profile["ratings"]) == ["classic", "race"]
-    for pool, shown in profile["ratings"].items():
-        # As the page rounds it (Django's floatformat: half up, and no "-0.0"), which
-        # Python's format does not: an ordinal of -0.04 failed a CI run as "-0.0".
-        assert f">{floatformat(shown['ordinal'], 1)}<" in table.group(0), pool
+    pools = re.findall(
+        r'<tr data-pool="([^"]+)" data-rating="(-?\d+)"( data-provisional="true")?>(.*?)</tr>',
+        table.group(0),
+        re.S,
+    )
+    assert [p[0] for p in pools] == list(profile["ratings"]) == ["classic", "race"]
+    for pool, rating, provisional, inner in pools:
+        shown = profile["ratings"][pool]
+        assert int(rating) == shown["display_rating"]
+        assert bool(provisional) == shown["provisional"] is True
+        # The display rating with its "?" (every one is provisional), and the details line
+        # with mu and sigma as the page rounds them (Django's floatformat: half up).
+        assert f"<strong>{shown['display_rating']}?</strong>" in inner
+        mu, sigma = floatformat(shown["mu"], 2), floatformat(shown["sigma"], 2)
+        assert f"{MU}&nbsp;{mu} · {SIGMA}&nbsp;{sigma}" in inner
     assert 'class="badge provisional"' in table.group(0)
 
 
@@ -283,7 +302,8 @@ def test_it_lists_the_history_as_the_api_does_newest_first(client: Client, playe
         if change is None:
             assert 'title="not rated"' in inner
         else:
-            assert f"{change['ordinal_change']:+.1f}" in inner
+            assert f">{change['display_rating_change']:+d}</span>" in inner
+            assert f"now {change['display_rating']}<" in inner
     assert 'title="not rated"' in by_game[played.casual]
 
 

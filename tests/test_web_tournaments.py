@@ -16,6 +16,7 @@ from django.utils import timezone
 from accounts.models import Player
 from accounts.services import create_person
 from games.models import Game
+from ratings.models import Rating
 from tests.conftest import WorkerInfo
 from tests.support import wait_until
 from tests.tournament_helpers import PASSWORD, new_tournament, play_fallbacks
@@ -632,3 +633,36 @@ def test_it_runs_a_swiss_of_house_bots_organised_from_the_pages(celery_worker: W
     assert standings_on_page(html(Client().get(f"{base}/live"))) == standings_on_page(page)
     for game in Game.objects.filter(tournament_table__round__tournament_id=tournament_id):
         assert f'href="/games/{game.pk}"' in page
+
+
+@pytest.mark.django_db
+def test_it_takes_and_shows_rating_limits_as_display_ratings() -> None:
+    # The pages' rating limits are display ratings (docs/ratings.md); the API keeps ordinals.
+    client = logged_in(person("ann"))
+
+    response = client.post("/tournaments/new", FORM | {"min_rating": "1750", "max_rating": "2100"})
+
+    created = Tournament.objects.get()
+    assert response.status_code == 302
+    assert (created.min_rating, created.max_rating) == (10.0, 24.0)
+    page = html(client.get(response["Location"]))
+    assert "1750 to 2100" in page
+    settings_form = html(client.get(f"/tournaments/{created.pk}"))
+    assert 'value="1750"' in settings_form and 'value="2100"' in settings_form
+
+
+@pytest.mark.django_db
+def test_it_shows_entrants_seeding_ratings_as_display_ratings() -> None:
+    ann, bob, cat = person("ann"), person("bob"), person("cat")
+    Rating.objects.create(
+        player=bob, pool="classic", mu=30.0, sigma=2.0, games=40, last_played_at=timezone.now()
+    )
+    tournament = new_tournament(ann, [ann, bob, cat], name="Seeded", rounds=1)
+    running.start(ann, tournament_id=tournament.pk)
+
+    page = html(Client().get(f"/tournaments/{tournament.pk}"))
+
+    rows = dict(re.findall(r'<tr data-entrant="([^"]+)">(.*?)</tr>', page, re.S))
+    assert Entrant.objects.get(tournament=tournament, player=bob).rating == 24.0
+    assert '<td class="num">2100</td>' in rows["bob"]  # 1500 + 25 * 24
+    assert '<span class="muted">—</span>' in rows["ann"]  # unrated in the pool

@@ -30,6 +30,8 @@ from tournaments.standings import Entry, Line, RoundResult, rank_standings
 #: Where seeding ratings come from (the ratings app can register one): called with players
 #: and the tournament's rules, returns {player_id: rating}; players left out are unrated.
 RATING_SOURCES: list[Callable[[Sequence[Player], dict[str, Any]], dict[int, float]]] = []
+#: How a rating is shown (the ratings app registers its display rating): rating → integer.
+RATING_DISPLAYS: list[Callable[[float], int]] = []
 
 
 def tournaments(status: str | None) -> QuerySet[Tournament]:
@@ -103,6 +105,14 @@ def ratings_of(players: Sequence[Player], rules: dict[str, Any]) -> dict[int, fl
     for source in RATING_SOURCES:
         found.update(source(players, rules))
     return found
+
+
+def display_rating(rating: float | None) -> int | None:
+    """``rating`` as pages show it (the first of :data:`RATING_DISPLAYS`), None if unrated
+    or if no app shows ratings."""
+    if rating is None or not RATING_DISPLAYS:
+        return None
+    return RATING_DISPLAYS[0](rating)
 
 
 # --- History for seating --------------------------------------------------------------------
@@ -233,6 +243,7 @@ def entrant_data(entrant: Entrant) -> dict[str, Any]:
         "is_bot": entrant.player.is_bot,
         "status": entrant.status,
         "rating": entrant.rating,
+        "display_rating": display_rating(entrant.rating),
         "seed": entrant.seed,
     }
 

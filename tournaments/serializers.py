@@ -178,7 +178,12 @@ class EntrantSerializer(serializers.Serializer[Any]):
     account = serializers.CharField()
     is_bot = serializers.BooleanField()
     status = serializers.CharField(help_text="active, withdrawn or eliminated")
-    rating = serializers.FloatField(allow_null=True)
+    rating = serializers.FloatField(
+        allow_null=True, help_text="the ordinal (mu - 3 sigma) seeded on, at the start"
+    )
+    display_rating = serializers.IntegerField(
+        allow_null=True, help_text="`rating` as pages show it (docs/ratings.md)"
+    )
     seed = serializers.IntegerField(allow_null=True)
 
 

@@ -21,6 +21,10 @@ WIDTH = 520
 HEIGHT = 220
 #: Room for the y labels (left), the x labels (bottom) and the dots at the edges.
 MARGIN_LEFT = 44
+#: The widest y label's room per character, at the largest font the page gives the chart
+#: (a phone's), and the gap between the labels and the plot.
+LABEL_CHAR_WIDTH = 12
+LABEL_GAP = 8
 MARGIN_RIGHT = 16
 MARGIN_TOP = 14
 MARGIN_BOTTOM = 30
@@ -53,6 +57,8 @@ class Tick:
     y: float
     value: float
     label: str
+    #: The chart's reference line (a newcomer's rating on the rating charts).
+    marked: bool = False
 
 
 @dataclass(frozen=True)
@@ -131,13 +137,21 @@ def value_range(values: Sequence[float]) -> tuple[float, float, float]:
     return math.floor(low / step) * step, math.ceil(high / step) * step, step
 
 
-def line_chart(points: Sequence[Point], *, width: int = WIDTH, height: int = HEIGHT) -> LineChart:
-    """The chart of ``points`` (at least one), in order from left to right."""
+def line_chart(
+    points: Sequence[Point], *, width: int = WIDTH, height: int = HEIGHT, mark: float = 0.0
+) -> LineChart:
+    """The chart of ``points`` (at least one), in order from left to right; the grid line at
+    ``mark``, if there is one, is the marked one."""
     if not points:
         raise ValueError("a chart needs at least one point")
-    left, right = float(MARGIN_LEFT), float(width - MARGIN_RIGHT)
     top, bottom = float(MARGIN_TOP), float(height - MARGIN_BOTTOM)
     low, high, step = value_range([p.value for p in points])
+    count = round((high - low) / step)
+    labels = [_format(low + i * step, step) for i in range(count + 1)]
+    # Room on the left for the widest y label, so that none is cut at a phone's font size.
+    widest = max(len(label) for label in labels)
+    left = float(max(MARGIN_LEFT, LABEL_GAP + LABEL_CHAR_WIDTH * widest))
+    right = float(width - MARGIN_RIGHT)
 
     def y_of(value: float) -> float:
         return round(bottom - (value - low) / (high - low) * (bottom - top), 2)
@@ -149,10 +163,14 @@ def line_chart(points: Sequence[Point], *, width: int = WIDTH, height: int = HEI
 
     dots = [Dot(x_of(i), y_of(p.value), p.value, p.title, p.key) for i, p in enumerate(points)]
     path = " ".join(f"{'M' if i == 0 else 'L'}{d.x},{d.y}" for i, d in enumerate(dots))
-    count = round((high - low) / step)
     ticks = [
-        Tick(y_of(low + i * step), low + i * step, _format(low + i * step, step))
-        for i in range(count + 1)
+        Tick(
+            y_of(low + i * step),
+            low + i * step,
+            label,
+            marked=math.isclose(low + i * step, mark, abs_tol=step / 1000),
+        )
+        for i, label in enumerate(labels)
     ]
     first, last = dots[0], dots[-1]
     x_labels = [XLabel(first.x, points[0].label, "start" if len(dots) > 1 else "middle")]

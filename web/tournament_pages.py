@@ -21,6 +21,7 @@ from django.utils import timezone
 from accounts.services import HOUSE_BOTS
 from games.engine import PRESETS
 from games.tables import parse_rules
+from ratings.display import display_rating, ordinal_of
 from tournaments.models import Tournament
 from tournaments.serializers import TournamentSettingsSerializer
 from tournaments.services.setup import SETTINGS
@@ -34,6 +35,7 @@ FIELD_OF_SETTING = {"rules": "preset"}
 #: Errors of the services that name no field, placed by their code.
 FIELD_OF_CODE = {"invalid_rules": "preset", "unknown_bot": "filler_bot"}
 LOCAL_INPUT = "%Y-%m-%dT%H:%M"
+RATING_LIMITS = ("min_rating", "max_rating")
 #: A cross-table of everyone against everyone is drawn up to this many players.
 MATRIX_LIMIT = 40
 
@@ -91,11 +93,12 @@ class TournamentForm(forms.Form):
     max_players = forms.IntegerField(
         required=False, label="Most entrants", help_text="Empty: no limit."
     )
-    min_rating = forms.FloatField(required=False, label="Lowest rating")
-    max_rating = forms.FloatField(
+    min_rating = forms.IntegerField(required=False, label="Lowest rating")
+    max_rating = forms.IntegerField(
         required=False,
         label="Highest rating",
-        help_text="Entry limits on the rating (the ordinal in the rules' pool).",
+        help_text="Entry limits on the rating in the rules' pool, as the pages show it "
+        "(a newcomer's is 1500).",
     )
     humans_allowed = forms.BooleanField(required=False, initial=True, label="People may enter")
     bots_allowed = forms.BooleanField(required=False, initial=True, label="Bots may enter")
@@ -151,6 +154,9 @@ class TournamentForm(forms.Form):
         rules = summary["rules"]
         initial["preset"] = rules.get("preset") if isinstance(rules, dict) else rules
         initial["points_by_rank"] = ", ".join(f"{p:g}" for p in summary["points_by_rank"])
+        for name in RATING_LIMITS:
+            if initial.get(name) is not None:
+                initial[name] = display_rating(initial[name])
         return cls(data, initial=initial, prefix="settings")
 
     def settings(self, changed_only: bool = False) -> dict[str, Any]:
@@ -160,6 +166,10 @@ class TournamentForm(forms.Form):
         names = set(self.changed_data) if changed_only else set(self.fields)
         names &= set(data)
         out = {name: data[name] for name in SAME_NAME if name in names}
+        # The form's rating limits are display ratings; the API's are ordinals.
+        for name in RATING_LIMITS:
+            if out.get(name) is not None:
+                out[name] = ordinal_of(out[name])
         if "preset" in names:
             out["rules"] = data["preset"]
         if "points_by_rank" in names:

@@ -10,10 +10,18 @@ from django.utils import timezone
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from ratings.display import display_rating
+
 register = template.Library()
 
 FORMAT_NAMES = {"swiss": "Swiss", "round_robin": "Round robin", "knockout": "Knockout"}
 ORDINAL_ENDINGS = {1: "st", 2: "nd", 3: "rd"}
+
+
+@register.filter
+def as_display_rating(ordinal: float | None) -> int | None:
+    """A rating limit of the API (an ordinal) on the pages' scale (None stays None)."""
+    return None if ordinal is None else display_rating(ordinal)
 
 
 @register.simple_tag

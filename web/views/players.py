@@ -13,7 +13,9 @@ from django.views.decorators.http import require_safe
 from core.errors import Invalid, NotFound
 from games import selectors as games
 from ratings import selectors as ratings
+from ratings.display import NEWCOMER_DISPLAY, display_text
 from ratings.pools import DEFAULT_POOL, POOL_PRESETS
+from ratings.skill import PROVISIONAL_GAMES
 from web.charts import LineChart, Point, line_chart
 from web.player_forms import HistoryFilterForm, pool_choices
 
@@ -36,12 +38,12 @@ def query(params: QueryDict, **changes: Any) -> str:
 
 
 def rating_shown(entry: dict[str, Any]) -> dict[str, Any]:
-    """A rating entry (``ordinal``, ``mu``, ``sigma``) with its numbers as the pages show
-    them (formatted here once: the template's number filters cost more than the rest of the
-    page)."""
+    """A rating entry (``display_rating``, ``provisional``, ``mu``, ``sigma``) with its
+    numbers as the pages show them (formatted here once: the template's number filters cost
+    more than the rest of the page)."""
     return {
         **entry,
-        "rating": f"{entry['ordinal']:.1f}",
+        "rating": display_text(entry["display_rating"], entry.get("provisional", False)),
         "mu_shown": f"{entry['mu']:.2f}",
         "sigma_shown": f"{entry['sigma']:.2f}",
     }
@@ -66,6 +68,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             "page": page,
             "ranked_count": sum(not row["provisional"] for row in rows),
             "provisional_count": sum(row["provisional"] for row in rows),
+            "provisional_games": PROVISIONAL_GAMES,
             "previous_query": query(request.GET, page=page.number - 1)
             if page.has_previous()
             else "",
@@ -76,23 +79,25 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 
 
 def rating_chart(username: str, pool: str) -> tuple[LineChart | None, list[dict[str, Any]]]:
-    """The chart of the player's rating (ordinal) after each rated game of ``pool``."""
+    """The chart of the player's display rating after each rated game of ``pool``, the
+    newcomer's rating marked."""
     points = ratings.history_points(username, pool=pool)
     if not points:
         return None, points
     chart = line_chart(
         [
             Point(
-                value=point["ordinal"],
+                value=point["display_rating"],
                 label=point["at"].strftime("%-d %b %Y"),
                 title=(
                     f"Game #{point['game']}, {point['at']:%-d %b %Y %H:%M}: "
-                    f"{point['ordinal']:.1f} ({point['ordinal_change']:+.1f})"
+                    f"{point['display_rating']} ({point['display_rating_change']:+d})"
                 ),
                 key=str(point["game"]),
             )
             for point in points
-        ]
+        ],
+        mark=NEWCOMER_DISPLAY,
     )
     return chart, points
 
@@ -127,7 +132,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         "chart_description": (
             f"{len(points)} rated game{'s' if len(points) != 1 else ''} from "
             f"{points[0]['at']:%-d %b %Y} to {last['at']:%-d %b %Y}; rating now "
-            f"{last['ordinal']:.1f}"
+            f"{last['display_rating']}"
         )
         if last
         else "",
