@@ -1,6 +1,6 @@
-"""The hot endpoints (``/me``, a game, an action) answer with the REST framework's
-behaviour: its headers, its negotiation and body parsing past the common case, and its
-answers to the methods they do not serve."""
+"""The lean views (api/lean.py) answer as the REST framework views they replace did: its
+headers, its negotiation and body parsing past the common case, and the methods they do
+not serve answered by their documentation class."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from tests.conftest import LiveServer
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_me_answers_with_the_rest_frameworks_headers_and_negotiation(
+def test_it_answers_with_the_rest_frameworks_headers_and_negotiation(
     api_server: LiveServer,
 ) -> None:
-    client = register(api_server.url, "drfway0")
+    client = register(api_server.url, "lean0")
 
     me = client.get("/me")
     indented = client.get("/me", headers={"Accept": "application/json; indent=2"})
@@ -31,10 +31,10 @@ def test_me_answers_with_the_rest_frameworks_headers_and_negotiation(
     assert other_format.status_code == 404
 
 
-def test_the_methods_not_served_are_answered_as_the_rest_framework_does(
+def test_it_leaves_the_methods_it_does_not_serve_to_the_documentation_class(
     api_server: LiveServer,
 ) -> None:
-    client = register(api_server.url, "drfway1")
+    client = register(api_server.url, "lean1")
 
     options = client.request("OPTIONS", "/me")
     put = client.request("PUT", "/me")
@@ -43,13 +43,13 @@ def test_the_methods_not_served_are_answered_as_the_rest_framework_does(
     assert options.status_code == 200 and options.json()["name"] == "Me"
     assert error_of(put, 405, "method_not_allowed")
     assert put.headers["allow"] == "GET, HEAD, OPTIONS"
-    # The framework authenticates before it looks at the method.
+    # As before: the framework authenticates before it looks at the method.
     assert error_of(anonymous_put, 401, "not_authenticated")
     assert anonymous_put.headers["www-authenticate"] == "Token"
 
 
-def test_an_action_body_is_parsed_by_the_rest_frameworks_rules(api_server: LiveServer) -> None:
-    client = register(api_server.url, "drfway2")
+def test_it_parses_a_body_by_the_rest_frameworks_rules(api_server: LiveServer) -> None:
+    client = register(api_server.url, "lean2")
     path = "/games/999999/actions"
 
     empty = client.request("POST", path, content=b"")
