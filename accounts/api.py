@@ -24,6 +24,7 @@ from accounts.serializers import (
     TokenInfoSerializer,
     TokenSerializer,
 )
+from api.lean import Call, lean_view
 from api.pagination import paginate, paginated
 from api.requests import valid
 from api.schema import ERROR
@@ -72,18 +73,25 @@ class LoginView(APIView):
 
 
 class MeView(APIView):
+    # The documentation (and permissions) of ``me``, a lean view (api/lean.py).
     permission_classes = [IsAuthenticated]
 
     @extend_schema(operation_id="me", responses={200: MeSerializer, 401: ERROR})
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> Response:  # pragma: no cover - docs only
         """The caller.
 
         `owner` is the human who owns a bot account (else `null`), `scopes` those of the token
         used, `bots` the caller's bot accounts.
         """
-        token = request.auth
-        assert isinstance(token, ApiToken)
-        return Response(selectors.me(caller(request), token=token))
+        raise NotImplementedError
+
+
+def _me(call: Call) -> tuple[int, Any]:
+    assert call.player is not None and call.token is not None  # IsAuthenticated checked it
+    return 200, selectors.me(call.player, token=call.token)
+
+
+me = lean_view(MeView, get=_me)
 
 
 def _token_infos(tokens: list[ApiToken]) -> list[Any]:

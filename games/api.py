@@ -20,6 +20,7 @@ from accounts.auth import authenticate_and_limit, caller, require_scope
 from accounts.models import ApiToken, Player
 from api.asyncviews import in_thread
 from api.errors import error_response, method_not_allowed
+from api.lean import Call, lean_view
 from api.pagination import paginate, paginated
 from api.requests import choice_param, int_param, no_body, resume_point, valid
 from api.schema import ERROR, live_stream_parameters, live_stream_responses
@@ -208,11 +209,13 @@ class TableBotsView(APIView):
 
 
 class GameView(APIView):
+    # The documentation of ``game``, a lean view (api/lean.py).
+
     @extend_schema(
         operation_id="games_retrieve",
         responses={200: GameViewSerializer, 404: ERROR, 409: ERROR},
     )
-    def get(self, request: Request, game_id: int) -> Response:
+    def get(self, request: Request, game_id: int) -> Response:  # pragma: no cover - docs only
         """A game as the caller may see it.
 
         A seated player sees their own hand and `legal_actions` (with a token that has the
@@ -222,10 +225,18 @@ class GameView(APIView):
         round plays the same deals: 409 `deals_embargoed` for anyone but its seated players,
         who see their own view (no `record`) until then.
         """
-        return Response(selectors.game_view_for(game_id, request.user))
+        raise NotImplementedError
+
+
+def _game(call: Call, game_id: int) -> tuple[int, Any]:
+    return 200, selectors.game_view_for(game_id, call.player)
+
+
+game = lean_view(GameView, get=_game)
 
 
 class GameActionsView(APIView):
+    # The documentation (and permissions) of ``game_actions``, a lean view (api/lean.py).
     permission_classes = [CanPlay]
 
     @extend_schema(
@@ -242,7 +253,7 @@ class GameActionsView(APIView):
         ],
         responses={200: GameViewSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
     )
-    def post(self, request: Request, game_id: int) -> Response:
+    def post(self, request: Request, game_id: int) -> Response:  # pragma: no cover - docs only
         """Act in a game.
 
         The body is an action (`{type, ...}`, as `legal_actions` lists them) with an optional
@@ -253,22 +264,27 @@ class GameActionsView(APIView):
         With an `Idempotency-Key` header, a retry of the same request returns the first response
         and acts once.
         """
-        body = request.data
-        action, expected = valid_action(body)
-        key = request.headers.get("Idempotency-Key") or None
-        if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
-            raise Invalid(
-                "invalid", f"Idempotency-Key is limited to {MAX_IDEMPOTENCY_KEY} characters."
-            )
-        status, view = services.submit_action(
-            caller(request),
-            game_id=game_id,
-            action=action,
-            expected_version=expected,
-            idempotency_key=key,
-            fingerprint=services.request_fingerprint(request.path, body) if key else "",
-        )
-        return Response(view, status=status)
+        raise NotImplementedError
+
+
+def _act(call: Call, game_id: int) -> tuple[int, Any]:
+    assert call.player is not None  # CanPlay checked it
+    body = call.data()
+    action, expected = valid_action(body)
+    key = call.request.headers.get("Idempotency-Key") or None
+    if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
+        raise Invalid("invalid", f"Idempotency-Key is limited to {MAX_IDEMPOTENCY_KEY} characters.")
+    return services.submit_action(
+        call.player,
+        game_id=game_id,
+        action=action,
+        expected_version=expected,
+        idempotency_key=key,
+        fingerprint=services.request_fingerprint(call.request.path, body) if key else "",
+    )
+
+
+game_actions = lean_view(GameActionsView, post=_act)
 
 
 class GameResignView(APIView):
