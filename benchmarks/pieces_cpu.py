@@ -8,9 +8,9 @@ piece ("on") and with the stock part in its place ("off"), alternated block by b
 
 Off is, by piece:
 
-* ``lean-views``: the REST framework views of ``/me``, a game and an action instead of the
-  lean views they were (``api/lean.py`` and its handlers as of ``LEAN_COMMIT``, loaded from
-  git and swapped into the routes);
+* ``lean-views``: REST framework views of ``/me``, a game and an action (their
+  documentation classes with the lean handlers' bodies as methods) swapped into the routes
+  instead of the lean views (``api/lean.py``);
 * ``token-cache``: ``TOKEN_CACHE_SECONDS = 0``: an entry is never used, every request looks
   its token up (the entry is still built and kept, the version still read with the rate
   limit's count);
@@ -28,9 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import subprocess
 import sys
-import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -38,9 +36,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import move_cpu
-
-#: The last commit with the lean views (api/lean.py), removed after this measurement.
-LEAN_COMMIT = "c7af19e"
 
 
 async def run(args: argparse.Namespace) -> None:
@@ -168,62 +163,61 @@ def _switch(piece: str) -> Callable[[bool], None]:
 
 
 def _lean_switch() -> Callable[[bool], None]:
-    """The lean views of ``LEAN_COMMIT`` swapped in and out of the three routes."""
+    """The routes' lean views (api/lean.py) swapped for REST framework views: their
+    documentation classes with the handlers' bodies as methods."""
+    from django.conf import settings
+    from rest_framework.request import Request
+    from rest_framework.response import Response
+
     import accounts.selectors
     import accounts.urls
     import games.services
     import games.urls
+    import server.handlers
     from accounts.api import MeView
     from core.errors import Invalid
     from games import selectors
     from games.api import MAX_IDEMPOTENCY_KEY, GameActionsView, GameView
     from games.serializers import valid_action
 
-    source = subprocess.run(
-        ["git", "show", f"{LEAN_COMMIT}:api/lean.py"],
-        cwd=move_cpu.ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    lean = types.ModuleType("lean_measured")
-    sys.modules[lean.__name__] = lean  # (its dataclass looks its module up)
-    exec(compile(source, "api/lean.py", "exec"), lean.__dict__)
+    class StockMe(MeView):
+        def get(self, request: Request) -> Response:
+            return Response(accounts.selectors.me(request.user, token=request.auth))
 
-    def me(call: Any) -> tuple[int, Any]:
-        return 200, accounts.selectors.me(call.player, token=call.token)
+    class StockGame(GameView):
+        def get(self, request: Request, game_id: int) -> Response:
+            return Response(selectors.game_view_for(game_id, request.user))
 
-    def game(call: Any, game_id: int) -> tuple[int, Any]:
-        return 200, selectors.game_view_for(game_id, call.player)
-
-    def act(call: Any, game_id: int) -> tuple[int, Any]:
-        body = call.data()
-        action, expected = valid_action(body)
-        key = call.request.headers.get("Idempotency-Key") or None
-        if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
-            raise Invalid("invalid", "Idempotency-Key too long.")
-        return games.services.submit_action(
-            call.player,
-            game_id=game_id,
-            action=action,
-            expected_version=expected,
-            idempotency_key=key,
-            fingerprint=games.services.request_fingerprint(call.request.path, body) if key else "",
-        )
+    class StockActions(GameActionsView):
+        def post(self, request: Request, game_id: int) -> Response:
+            body = request.data
+            action, expected = valid_action(body)
+            key = request.headers.get("Idempotency-Key") or None
+            if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
+                raise Invalid("invalid", "Idempotency-Key too long.")
+            status, view = games.services.submit_action(
+                request.user,
+                game_id=game_id,
+                action=action,
+                expected_version=expected,
+                idempotency_key=key,
+                fingerprint=games.services.request_fingerprint(request.path, body) if key else "",
+            )
+            return Response(view, status=status)
 
     patterns = {p.name: p for p in [*accounts.urls.urlpatterns, *games.urls.urlpatterns]}
     views = {
-        "me": (patterns["me"].callback, lean.lean_view(MeView, get=me)),
-        "game": (patterns["game"].callback, lean.lean_view(GameView, get=game)),
-        "game-actions": (
-            patterns["game-actions"].callback,
-            lean.lean_view(GameActionsView, post=act),
-        ),
+        "me": (patterns["me"].callback, StockMe.as_view()),
+        "game": (patterns["game"].callback, StockGame.as_view()),
+        "game-actions": (patterns["game-actions"].callback, StockActions.as_view()),
     }
 
     def switch(on: bool) -> None:
-        for name, (stock, lean_one) in views.items():
-            patterns[name].callback = lean_one if on else stock
+        for name, (lean, stock) in views.items():
+            patterns[name].callback = lean if on else stock
+        server.handlers._route.cache_clear()  # the handler keeps each path's match
+        _, match = server.handlers._route(settings.ROOT_URLCONF, "/api/v1/me")
+        assert match is not None and (match.func is views["me"][0]) == on
 
     return switch
 
