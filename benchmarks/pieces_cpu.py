@@ -1,0 +1,242 @@
+"""What one custom piece saves, in one process: ``GET /me`` and a move (no stream) with the
+piece ("on") and with the stock part in its place ("off"), alternated block by block
+(move_cpu.py's harness and timing), so that both see the same load.
+
+    .venv/bin/python benchmarks/pieces_cpu.py --piece lean-views|token-cache|redis-client|batch|rows
+                                              [--moves 150] [--rounds 6]
+                                              [--database sergeant_piecescpu]
+
+Off is, by piece:
+
+* ``lean-views``: REST framework views of ``/me``, a game and an action (their
+  documentation classes with the lean handlers' bodies as methods) swapped into the routes
+  instead of the lean views (``api/lean.py``);
+* ``token-cache``: ``TOKEN_CACHE_SECONDS = 0``: an entry is never used, every request looks
+  its token up (the entry is still built and kept, the version still read with the rate
+  limit's count);
+* ``redis-client``: one process-wide redis-py client and its ``ConnectionPool``
+  (``MAX_THREAD_CLIENTS = 0``) instead of a client and connection per thread;
+* ``batch``: a move's change written by the ORM (an update, then ``bulk_create`` per
+  model, in a transaction) instead of one statement;
+* ``rows``: the game's row and the token's by the ORM's queries instead of ``core.rows``.
+
+Before each block the token cache is emptied (as after a change) and the block is warmed by
+a few operations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import move_cpu
+
+
+async def run(args: argparse.Namespace) -> None:
+    import config.asgi
+    from accounts.token_cache import tokens
+    from realtime import hub
+
+    asgi = move_cpu.Asgi(config.asgi.application)
+    with hub.listening(hub.player_channel(0)):
+        assert await hub.wait_subscribed(10)
+    pg = move_cpu.PgCpu(args.database)
+    me = move_cpu.Table(asgi, "me", streams=False, seed=1)
+    quiet = move_cpu.Table(asgi, "quiet", streams=False, seed=2)
+    for table in (me, quiet):
+        await table.open()
+
+    async def nothing() -> None:
+        return None
+
+    async def get_me(_: Any) -> None:
+        status, _ = await asgi.call("GET", "/api/v1/me", me.tokens[0])
+        assert status == 200
+
+    async def prepare() -> tuple[int, dict[str, Any]]:
+        quiet.drain()
+        return await quiet.next_action()
+
+    async def act(prepared: tuple[int, dict[str, Any]]) -> None:
+        await quiet.move(*prepared)
+
+    phases = {"me": (nothing, get_me), "move": (prepare, act)}
+    switch = _switch(args.piece)
+    modes = ("on", "off")
+    results: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for number in range(args.rounds):
+        order = list(modes) if number % 2 == 0 else list(reversed(modes))
+        for mode in order:
+            switch(mode == "on")
+            for name, (before, timed) in phases.items():
+                tokens.clear()
+                await move_cpu.block(5, before, timed, pg)  # the cache filled again
+                results.setdefault((name, mode), []).append(
+                    await move_cpu.block(args.moves, before, timed, pg)
+                )
+        print(f"round {number + 1} done", flush=True)
+    print(f"\nms of CPU per operation, {args.rounds} rounds of {args.moves} (+pg: its backends)")
+    for (name, mode), rows in sorted(results.items()):
+        own = [r[0] for r in rows]
+        pgs = [r[1] for r in rows]
+        print(
+            f"  {name:5} {mode:3} {sum(own) / len(own):6.2f}"
+            f"  ({', '.join(f'{x:.2f}' for x in own)})   +pg {sum(pgs) / len(pgs):5.2f}"
+        )
+    for name in phases:
+        on, off = results[(name, "on")], results[(name, "off")]
+        ratios = [b[0] / a[0] for a, b in zip(on, off, strict=True)]
+        print(f"  {name}: stock / piece by round: {', '.join(f'{r:.2f}' for r in ratios)}")
+
+
+def _switch(piece: str) -> Callable[[bool], None]:
+    """A function that puts ``piece`` in (True) or the stock part in its place (False)."""
+    from django.conf import settings
+
+    import accounts.auth
+    import games.changes
+    import games.services
+    from accounts.models import ApiToken, Credentials
+    from core import batch, redis_client
+    from games.models import Game
+
+    if piece == "lean-views":
+        return _lean_switch()
+    if piece == "token-cache":
+        seconds = settings.TOKEN_CACHE_SECONDS
+
+        def token_cache(on: bool) -> None:
+            settings.TOKEN_CACHE_SECONDS = seconds if on else 0.0
+
+        return token_cache
+    if piece == "redis-client":
+        url, limit = settings.REDIS_URL, redis_client.MAX_THREAD_CLIENTS
+
+        def redis(on: bool) -> None:
+            redis_client.MAX_THREAD_CLIENTS = limit if on else 0
+            # Another spelling of the same URL: each thread makes its client again.
+            settings.REDIS_URL = url if on else url.replace("127.0.0.1", "localhost")
+
+        return redis
+    if piece == "batch":
+        write = games.changes.write_change
+
+        def orm_write(row: Any, fields: Any, new_rows: Any, expected: Any = None) -> bool:
+            groups: dict[Any, list[Any]] = {}
+            for new in new_rows:
+                groups.setdefault(type(new), []).append(new)
+            return batch._write_with_orm(row, fields, groups, expected or {})
+
+        def batch_write(on: bool) -> None:
+            games.changes.write_change = write if on else orm_write
+
+        return batch_write
+    if piece == "rows":
+        load_one, live_token_where = games.services.load_one, accounts.auth._live_token_where
+
+        def orm_load_one(model: Any, sql: str, params: Any) -> Any:
+            assert model is Game
+            return Game.objects.filter(id=params[0]).first()
+
+        def orm_live_token_where(column: str, value: object) -> Any:
+            token = (
+                ApiToken.objects.select_related("player")
+                .filter(**{column: value}, revoked_at__isnull=True, player__is_active=True)
+                .first()
+            )
+            if token is not None:
+                token.player.credentials = Credentials(token.pk, frozenset(token.scopes))
+            return token
+
+        def rows(on: bool) -> None:
+            games.services.load_one = load_one if on else orm_load_one
+            accounts.auth._live_token_where = live_token_where if on else orm_live_token_where
+
+        return rows
+    raise SystemExit(f"unknown piece {piece}")
+
+
+def _lean_switch() -> Callable[[bool], None]:
+    """The routes' lean views (api/lean.py) swapped for REST framework views: their
+    documentation classes with the handlers' bodies as methods."""
+    from django.conf import settings
+    from rest_framework.request import Request
+    from rest_framework.response import Response
+
+    import accounts.selectors
+    import accounts.urls
+    import games.services
+    import games.urls
+    import server.handlers
+    from accounts.api import MeView
+    from core.errors import Invalid
+    from games import selectors
+    from games.api import MAX_IDEMPOTENCY_KEY, GameActionsView, GameView
+    from games.serializers import valid_action
+
+    class StockMe(MeView):
+        def get(self, request: Request) -> Response:
+            return Response(accounts.selectors.me(request.user, token=request.auth))
+
+    class StockGame(GameView):
+        def get(self, request: Request, game_id: int) -> Response:
+            return Response(selectors.game_view_for(game_id, request.user))
+
+    class StockActions(GameActionsView):
+        def post(self, request: Request, game_id: int) -> Response:
+            body = request.data
+            action, expected = valid_action(body)
+            key = request.headers.get("Idempotency-Key") or None
+            if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
+                raise Invalid("invalid", "Idempotency-Key too long.")
+            status, view = games.services.submit_action(
+                request.user,
+                game_id=game_id,
+                action=action,
+                expected_version=expected,
+                idempotency_key=key,
+                fingerprint=games.services.request_fingerprint(request.path, body) if key else "",
+            )
+            return Response(view, status=status)
+
+    patterns = {p.name: p for p in [*accounts.urls.urlpatterns, *games.urls.urlpatterns]}
+    views = {
+        "me": (patterns["me"].callback, StockMe.as_view()),
+        "game": (patterns["game"].callback, StockGame.as_view()),
+        "game-actions": (patterns["game-actions"].callback, StockActions.as_view()),
+    }
+
+    def switch(on: bool) -> None:
+        for name, (lean, stock) in views.items():
+            patterns[name].callback = lean if on else stock
+        server.handlers._route.cache_clear()  # the handler keeps each path's match
+        _, match = server.handlers._route(settings.ROOT_URLCONF, "/api/v1/me")
+        assert match is not None and (match.func is views["me"][0]) == on
+
+    return switch
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--piece",
+        required=True,
+        choices=["lean-views", "token-cache", "redis-client", "batch", "rows"],
+    )
+    parser.add_argument("--moves", type=int, default=150)
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--database", default="sergeant_piecescpu")
+    parser.add_argument("--redis-db", type=int, default=0)
+    args = parser.parse_args()
+    move_cpu.setup(args.database, args.redis_db, move_cpu.ROOT)
+    asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    main()
