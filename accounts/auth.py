@@ -22,8 +22,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
-from django.db import connection
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
@@ -34,7 +33,6 @@ from accounts.models import ApiToken, Credentials, Player
 from accounts.ratelimit import WINDOW, caller_key, count_ahead, hit, token_key
 from accounts.token_cache import UNKNOWN, Entry, Unknown, tokens, version_key, version_of
 from core.errors import NotAllowed, NotAuthenticated, RateLimited
-from core.rows import load_row
 
 KEY_PREFIX = "smk_"
 HUMAN_SCOPES = (ApiToken.Scope.PLAY, ApiToken.Scope.ORGANISE)
@@ -72,10 +70,6 @@ def _token_and_entry(key: str, request: HttpRequest | None) -> tuple[ApiToken, E
     (accounts/token_cache.py), looked up when the cache has none it may trust. The token's
     version is read in the round trip that counts ``request`` against the rate limit
     (:func:`_version`).
-
-    The lookup is one plain query (core/rows.py): cheaper in CPU than compiling the ORM's
-    query (with ``select_related``), than two raw querysets and than two ``load_one``
-    lookups, the token's then the player's; and the one query of both saves a round trip.
     """
     key_hash = hash_key(key)
     entry = tokens.get(key_hash)
@@ -129,35 +123,25 @@ def _note_use(entry: Entry) -> None:
     ).update(last_used_at=used_at)
 
 
-def _live_token_from_where(column: str) -> str:
-    """The ``FROM`` and ``WHERE`` of a live token (not revoked, its account active) whose
-    ``column`` is the statement's one parameter, joined with its player."""
-    tokens, players = ApiToken._meta.db_table, Player._meta.db_table
-    return (
-        f"FROM {tokens} JOIN {players} ON {players}.id = {tokens}.player_id"
-        f" WHERE {tokens}.{column} = %s AND {tokens}.revoked_at IS NULL AND {players}.is_active"
-    )
+def _live_tokens() -> QuerySet[ApiToken]:
+    """The tokens that work: not revoked, their account active."""
+    return ApiToken.objects.filter(revoked_at__isnull=True, player__is_active=True)
 
 
 def _live_token_where(column: str, value: object) -> ApiToken | None:
     """The live token whose ``column`` is ``value``, with its player, whose
     :attr:`~accounts.models.Player.credentials` are the token's."""
-    found = load_row([ApiToken, Player], _live_token_from_where(column), [value])
-    if found is None:
+    token = _live_tokens().select_related("player").filter(**{column: value}).first()
+    if token is None:
         return None
-    token, player = found
-    assert isinstance(token, ApiToken) and isinstance(player, Player)
-    token.player = player
-    player.credentials = Credentials(token.pk, frozenset(token.scopes))
+    token.player.credentials = Credentials(token.pk, frozenset(token.scopes))
     return token
 
 
 def token_is_live(token_id: int) -> bool:
     """Whether the token ``token_id`` still works (not revoked, its account active): what a
     waiting client checks again while it waits (realtime.revocation)."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT 1 {_live_token_from_where('id')}", [token_id])
-        return cursor.fetchone() is not None
+    return _live_tokens().filter(pk=token_id).exists()
 
 
 def live_token_ids(token_ids: Collection[int]) -> set[int]:
@@ -165,11 +149,7 @@ def live_token_ids(token_ids: Collection[int]) -> set[int]:
     before it hands a change to the clients that opened it with those tokens."""
     if not token_ids:
         return set()
-    return set(
-        ApiToken.objects.filter(
-            pk__in=list(token_ids), revoked_at__isnull=True, player__is_active=True
-        ).values_list("pk", flat=True)
-    )
+    return set(_live_tokens().filter(pk__in=list(token_ids)).values_list("pk", flat=True))
 
 
 def invalid_token() -> NotAuthenticated:

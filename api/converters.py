@@ -1,7 +1,7 @@
 """The ``<id:...>`` of the API's paths: a row id, 1 to 2**63 - 1.
 
 Django's ``<int:...>`` takes any digits: an id past the 64-bit range reached the database,
-where a raw query (``core.rows``) could not bind it (a 500 on SQLite, issue #31). Such a
+where a raw query could not bind it (a 500 on SQLite, issue #31). Such a
 path now matches no route: a 404 like any id that names nothing. Registered when this module
 is first imported (config/api_router.py imports it before the apps' routes).
 """

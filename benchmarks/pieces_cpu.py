@@ -2,7 +2,7 @@
 piece ("on") and with the stock part in its place ("off"), alternated block by block
 (move_cpu.py's harness and timing), so that both see the same load.
 
-    .venv/bin/python benchmarks/pieces_cpu.py --piece lean-views|token-cache|redis-client|batch|rows
+    .venv/bin/python benchmarks/pieces_cpu.py --piece lean-views|token-cache|batch
                                               [--moves 150] [--rounds 6]
                                               [--database sergeant_piecescpu]
 
@@ -14,11 +14,11 @@ Off is, by piece:
 * ``token-cache``: ``TOKEN_CACHE_SECONDS = 0``: an entry is never used, every request looks
   its token up (the entry is still built and kept, the version still read with the rate
   limit's count);
-* ``redis-client``: one process-wide redis-py client and its ``ConnectionPool``
-  (``MAX_THREAD_CLIENTS = 0``) instead of a client and connection per thread;
 * ``batch``: a move's change written by the ORM (an update, then ``bulk_create`` per
-  model, in a transaction) instead of one statement;
-* ``rows``: the game's row and the token's by the ORM's queries instead of ``core.rows``.
+  model, in a transaction) instead of one statement.
+
+The Redis client per thread and the rows by plain SQL, once measured here too, are gone:
+they saved less than a tenth (docs/decisions/0063).
 
 Before each block the token cache is emptied (as after a change) and the block is warmed by
 a few operations.
@@ -99,12 +99,8 @@ def _switch(piece: str) -> Callable[[bool], None]:
     """A function that puts ``piece`` in (True) or the stock part in its place (False)."""
     from django.conf import settings
 
-    import accounts.auth
     import games.changes
-    import games.services
-    from accounts.models import ApiToken, Credentials
-    from core import batch, redis_client
-    from games.models import Game
+    from core import batch
 
     if piece == "lean-views":
         return _lean_switch()
@@ -115,15 +111,6 @@ def _switch(piece: str) -> Callable[[bool], None]:
             settings.TOKEN_CACHE_SECONDS = seconds if on else 0.0
 
         return token_cache
-    if piece == "redis-client":
-        url, limit = settings.REDIS_URL, redis_client.MAX_THREAD_CLIENTS
-
-        def redis(on: bool) -> None:
-            redis_client.MAX_THREAD_CLIENTS = limit if on else 0
-            # Another spelling of the same URL: each thread makes its client again.
-            settings.REDIS_URL = url if on else url.replace("127.0.0.1", "localhost")
-
-        return redis
     if piece == "batch":
         write = games.changes.write_change
 
@@ -137,28 +124,6 @@ def _switch(piece: str) -> Callable[[bool], None]:
             games.changes.write_change = write if on else orm_write
 
         return batch_write
-    if piece == "rows":
-        load_one, live_token_where = games.services.load_one, accounts.auth._live_token_where
-
-        def orm_load_one(model: Any, sql: str, params: Any) -> Any:
-            assert model is Game
-            return Game.objects.filter(id=params[0]).first()
-
-        def orm_live_token_where(column: str, value: object) -> Any:
-            token = (
-                ApiToken.objects.select_related("player")
-                .filter(**{column: value}, revoked_at__isnull=True, player__is_active=True)
-                .first()
-            )
-            if token is not None:
-                token.player.credentials = Credentials(token.pk, frozenset(token.scopes))
-            return token
-
-        def rows(on: bool) -> None:
-            games.services.load_one = load_one if on else orm_load_one
-            accounts.auth._live_token_where = live_token_where if on else orm_live_token_where
-
-        return rows
     raise SystemExit(f"unknown piece {piece}")
 
 
@@ -171,7 +136,7 @@ def _lean_switch() -> Callable[[bool], None]:
 
     import accounts.selectors
     import accounts.urls
-    import games.services
+    import games.play
     import games.urls
     import server.handlers
     from accounts.api import MeView
@@ -195,15 +160,17 @@ def _lean_switch() -> Callable[[bool], None]:
             key = request.headers.get("Idempotency-Key") or None
             if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
                 raise Invalid("invalid", "Idempotency-Key too long.")
-            status, view = games.services.submit_action(
+            acted = games.play.submit_action(
                 request.user,
                 game_id=game_id,
                 action=action,
                 expected_version=expected,
                 idempotency_key=key,
-                fingerprint=games.services.request_fingerprint(request.path, body) if key else "",
+                fingerprint=(
+                    games.play.request_fingerprint(path=request.path, body=body) if key else ""
+                ),
             )
-            return Response(view, status=status)
+            return Response(acted.view)
 
     patterns = {p.name: p for p in [*accounts.urls.urlpatterns, *games.urls.urlpatterns]}
     views = {
@@ -227,7 +194,7 @@ def main() -> None:
     parser.add_argument(
         "--piece",
         required=True,
-        choices=["lean-views", "token-cache", "redis-client", "batch", "rows"],
+        choices=["lean-views", "token-cache", "batch"],
     )
     parser.add_argument("--moves", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=6)

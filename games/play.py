@@ -26,7 +26,6 @@ from django.utils import timezone
 from accounts.models import Player
 from accounts.services import house_bot
 from core.errors import Conflict, DomainError, NotAllowed, NotFound
-from core.rows import load_one
 from games import changes, game_cache
 from games.engine import Game as Engine
 from games.engine import IllegalAction
@@ -124,9 +123,8 @@ def submit_action(
 
 
 def _read_game(game_id: int) -> Game:
-    # Without a lock: the write is version-checked (games.changes). Plain SQL (core/rows.py),
-    # because compiling the ORM's query cost about as much CPU as the rest of the lookup.
-    game = load_one(Game, f"FROM {Game._meta.db_table} WHERE id = %s", [game_id])
+    # Without a lock: the write is version-checked (games.changes).
+    game = Game.objects.filter(pk=game_id).first()
     if game is None:
         raise NotFound("not_found", "No such game.")
     return game

@@ -1,5 +1,5 @@
-"""The hot paths' Redis client (core/redis_client.py): a connection per thread, at most
-``MAX_THREAD_CLIENTS`` of them, that survives Redis closing it and is never a parent's."""
+"""The hot paths' Redis client (core/redis_client.py): one a process, its connections in
+redis-py's pool, which survives Redis closing one and never lends a parent's to a child."""
 
 from __future__ import annotations
 
@@ -25,52 +25,41 @@ def in_thread(work: Any) -> Any:
     return results[0]
 
 
-def test_it_gives_each_thread_a_connection_of_its_own() -> None:
-    mine = redis_client.shared_redis().client_id()
+def test_it_shares_one_client_whose_pool_lends_a_connection_to_each_thread_at_once() -> None:
+    client = redis_client.shared_redis()
+    release = threading.Event()
+    ids: list[int] = []
 
-    assert redis_client.shared_redis().client_id() == mine  # kept
-    assert in_thread(lambda: redis_client.shared_redis().client_id()) != mine
+    def hold_a_connection() -> None:
+        connection = client.connection_pool.get_connection()
+        try:
+            connection.send_command("CLIENT", "ID")
+            ids.append(connection.read_response())
+            release.wait(10)
+        finally:
+            client.connection_pool.release(connection)
+
+    threads = [threading.Thread(target=hold_a_connection) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    while len(ids) < 3:
+        threading.Event().wait(0.01)
+    release.set()
+    for thread in threads:
+        thread.join()
+
+    assert in_thread(redis_client.shared_redis) is client
+    assert len(set(ids)) == 3  # a connection each while they overlapped
+    assert client.ping() is True  # and kept in the pool for the next command
 
 
-def test_it_sends_a_command_again_when_redis_closed_the_threads_connection() -> None:
+def test_it_sends_the_next_command_on_a_new_connection_when_redis_closed_the_kept_one() -> None:
     client = redis_client.shared_redis()
     killer = redis.Redis.from_url(settings.REDIS_URL)
     killer.client_kill_filter(_id=client.client_id())
 
     assert client.ping() is True
     killer.close()
-
-
-def test_it_lets_threads_past_the_limit_share_one_pooled_client(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(redis_client, "_thread_clients", 0)
-    monkeypatch.setattr(redis_client, "MAX_THREAD_CLIENTS", 2)
-    release = threading.Event()
-    clients: list[Any] = []
-
-    def hold() -> None:
-        clients.append(redis_client.shared_redis())
-        release.wait(10)
-
-    threads = [threading.Thread(target=hold) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    while len(clients) < 4:
-        threading.Event().wait(0.01)
-    try:
-        single = [client for client in clients if client.connection is not None]
-        pooled = [client for client in clients if client.connection is None]
-        assert len(single) == 2
-        assert len(pooled) == 2 and pooled[0] is pooled[1]
-        assert all(client.ping() for client in clients)
-    finally:
-        release.set()
-        for thread in threads:
-            thread.join()
-    clients.clear()
-    # The threads that held a connection have ended: their places are free again.
-    assert redis_client._thread_clients == 0
 
 
 def name_in_child(queue: Any) -> None:
