@@ -55,6 +55,46 @@ def test_it_signs_a_person_up_and_logs_them_in() -> None:
     assert list(ApiToken.objects.values_list("name", flat=True)) == ["web session"]
 
 
+def welcome_on(page: str) -> str:
+    (heading,) = re.findall(r"<h1 data-welcome=\"\w+\">([^<]*)</h1>", page)
+    return heading
+
+
+def test_it_welcomes_a_new_person_after_sign_up_and_welcomes_them_back_later() -> None:
+    client = csrf_client()
+    token = csrf_token(client, "/signup")
+    client.post(
+        "/signup", {"username": "newcomer", "password": PASSWORD, "csrfmiddlewaretoken": token}
+    )
+
+    first = client.get("/").content.decode()
+    later = client.get("/").content.decode()
+
+    assert welcome_on(first) == "Welcome, newcomer"
+    assert "Welcome back" not in first
+    assert welcome_on(later) == "Welcome back, newcomer"
+
+
+def test_it_welcomes_a_new_person_on_the_start_page_after_a_sign_up_sent_elsewhere() -> None:
+    client = csrf_client()
+    token = csrf_token(client, "/signup")
+    client.post(
+        "/signup?next=/lobby",
+        {"username": "wanderer", "password": PASSWORD, "csrfmiddlewaretoken": token},
+    )
+
+    assert "Welcome back" not in client.get("/lobby").content.decode()
+    assert welcome_on(client.get("/").content.decode()) == "Welcome, wanderer"
+
+
+def test_it_welcomes_back_a_person_who_logs_in() -> None:
+    client, _ = logged_in("returning")
+
+    page = client.get("/").content.decode()
+
+    assert welcome_on(page) == "Welcome back, returning"
+
+
 def test_it_shows_sign_up_errors_next_to_their_fields() -> None:
     create_person("taken", password=PASSWORD)
     client = Client()

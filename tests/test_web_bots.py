@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import html
 import re
+import tomllib
 
 import pytest
+import sergeant_sdk
 from django.test import Client
 
 from accounts.models import Player
@@ -16,6 +18,7 @@ from bots.models import BotAccount
 from bots.services import create_bot_account
 from ratings import services as ratings
 from tests.rating_helpers import finished_game
+from tests.support import ROOT
 
 pytestmark = pytest.mark.django_db
 
@@ -82,6 +85,53 @@ def test_it_creates_a_bot_and_shows_its_token_once() -> None:
     assert "bot-token" not in later
     assert listed_bots(later) == ["maker-bot"]
     assert token not in str(dict(client.session))
+
+
+def next_steps_on(page: str) -> str:
+    found = re.search(r'<section class="next-steps".*?</section>', page, re.S)
+    assert found is not None, "no next steps on the page"
+    return found.group(0)
+
+
+def code_block(section: str, name: str) -> str:
+    (code,) = re.findall(rf"<code {name}>(.*?)</code>", section, re.S)
+    return html.unescape(code)
+
+
+def test_it_shows_the_next_steps_with_a_new_bots_token() -> None:
+    client = signed_in(person("stepper"))
+
+    page = client.post("/bots", {"username": "stepper-bot", "mode": "poll"}).content.decode()
+
+    steps = next_steps_on(page)
+    token = token_on(page)
+    # The SDK's install line names its real package and where it is.
+    sdk = tomllib.loads((ROOT / "sdk" / "pyproject.toml").read_text())["project"]["name"]
+    install = code_block(steps, "data-sdk-install")
+    assert "pip install ./sdk" in install and f"{sdk} @ git+" in install
+    # A complete bot: valid Python, short, calling only what the SDK has.
+    bot = code_block(steps, "data-first-bot")
+    compile(bot, "mybot.py", "exec")
+    assert len(bot.strip().splitlines()) < 40
+    (imported,) = re.findall(r"^from sergeant_sdk import (.+)$", bot, re.M)
+    assert all(hasattr(sergeant_sdk, name.strip()) for name in imported.split(","))
+    calls = set(re.findall(r"\bclient\.(\w+)\(", bot))
+    assert {"arena_join", "stream", "act"} <= calls
+    assert all(callable(getattr(sergeant_sdk.Client, name, None)) for name in calls)
+    # How to run it, with this bot's token and this site's address.
+    assert code_block(steps, "data-run-bot") == f"python mybot.py http://testserver {token}"
+    # The arena, the lobby, the API reference and the rules: each link answers.
+    links = dict(re.findall(r'<a href="([^"]+)" data-link="([\w-]+)"', steps))
+    assert sorted(links.values()) == ["api-docs", "arena", "lobby", "rules"]
+    assert "docs/bots.md" in steps and "sdk/README.md" in steps
+    for href in links:
+        assert client.get(html.unescape(href)).status_code == 200, href
+
+
+def test_it_shows_no_next_steps_without_a_new_bot() -> None:
+    page = signed_in(person("idle")).get("/bots").content.decode()
+
+    assert 'class="next-steps"' not in page
 
 
 def test_it_shows_a_webhook_bots_secret_once_too() -> None:

@@ -14,6 +14,7 @@ from accounts.auth import SESSION_TOKEN_KEY
 from accounts.models import Player
 from core.errors import DomainError
 from web.forms import LoginForm, SignupForm, add_domain_errors
+from web.people import mark_new_person
 
 
 def _next_page(request: HttpRequest) -> str:
@@ -47,6 +48,7 @@ def signup(request: HttpRequest) -> HttpResponse:
             add_domain_errors(form, fields, error.message)
         else:
             _start_session(request, player)
+            mark_new_person(request)
             return HttpResponseRedirect(_next_page(request))
     status = 400 if form.errors else 200
     return render(

@@ -17,6 +17,7 @@ from bots.models import BotAccount
 from bots.services import create_bot_account
 from core.errors import DomainError
 from games import selectors as games
+from web.first_bot import FIRST_BOT, SDK_INSTALL
 from web.forms import add_domain_errors
 from web.people import signed_in
 from web.player_forms import BotForm
@@ -78,5 +79,9 @@ def my_bots(request: HttpRequest) -> HttpResponse:
         "created": created,
         "bots": _bot_rows(person),
         "person": person,
+        # The next steps shown with a new bot's token.
+        "sdk_install": SDK_INSTALL,
+        "first_bot": FIRST_BOT,
+        "server": request.build_absolute_uri("/").rstrip("/"),
     }
     return render(request, "web/bots/bots.html", context, status=400 if form.errors else 200)

@@ -15,7 +15,7 @@ from games import in_play
 from games import selectors as games
 from ratings import selectors as ratings
 from tournaments import selectors as tournaments
-from web.people import signed_in
+from web.people import first_welcome, signed_in
 
 HOME_LIST_LENGTH = 8
 
@@ -25,6 +25,7 @@ def home(request: HttpRequest) -> HttpResponse:
     person = signed_in(request)
     playing, playing_version = in_play.shown()
     context = {
+        "new_person": person is not None and first_welcome(request),
         "waiting": games.games_waiting_on(person) if person else [],
         "my_games": games.games_of(person, HOME_LIST_LENGTH) if person else [],
         "open_tables": [games.table_data(t) for t in games.tables("open")[:HOME_LIST_LENGTH]],
