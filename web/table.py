@@ -9,6 +9,8 @@ that is not in that view cannot reach the page.
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -159,10 +161,28 @@ def names_by_seat(view: dict[str, Any], tournament: dict[str, Any] | None) -> di
     """Each seat's name as shown: the account's, or in a tournament the entrant's (two
     entrants may be one house bot's account: ``house:random #1``, ``house:random #2``)."""
     entrants = tournament["seat_names"] if tournament else {}
-    return {
-        s["seat"]: str(entrants.get(s["seat"]) or s.get("username") or f"seat {s['seat']}")
-        for s in view["seats"]
-    }
+    return told_apart(
+        {
+            s["seat"]: str(entrants.get(s["seat"]) or s.get("username") or f"seat {s['seat']}")
+            for s in view["seats"]
+        }
+    )
+
+
+def told_apart(names: Mapping[int, str]) -> dict[int, str]:
+    """Seat names a person can tell apart: a name that sits more than once (two house bots
+    of one kind) is numbered in seat order, ``house:random #1`` and ``house:random #2``, as
+    a tournament numbers its entrants."""
+    counts = Counter(names.values())
+    seen: Counter[str] = Counter()
+    distinct = {}
+    for seat in sorted(names):
+        name = names[seat]
+        if counts[name] > 1:
+            seen[name] += 1
+            name = f"{name} #{seen[name]}"
+        distinct[seat] = name
+    return distinct
 
 
 def table_context(view: dict[str, Any], tournament: dict[str, Any] | None = None) -> dict[str, Any]:
