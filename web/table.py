@@ -212,6 +212,10 @@ def table_context(view: dict[str, Any], tournament: dict[str, Any] | None = None
         )
     to_act = [names.get(s) for s in view["to_act"]] if view["status"] == "playing" else []
     last_trick = (view.get("trick_history") or [None])[-1]
+    me = view.get("your_seat")
+    seated = {s["seat"]: s for s in view["seats"]}
+    # Who plays the viewer's seat after a resignation (or three timeouts).
+    stand_in = seated.get(me, {}).get("played_by") if isinstance(me, int) else None
     return {
         "view": view,
         "seconds_left": _seconds_left(view.get("deadline")),
@@ -224,7 +228,9 @@ def table_context(view: dict[str, Any], tournament: dict[str, Any] | None = None
         "doing": DOING.get(view["phase"], view["phase"]),
         "from_kitty": set(view.get("your_kitty") or []),
         "to_act_names": to_act,
-        "your_turn": view.get("your_seat") in view["to_act"] and bool(view.get("legal_actions")),
+        "your_turn": me in view["to_act"] and bool(view.get("legal_actions")),
+        "stand_in": stand_in,
+        "can_resign": isinstance(me, int) and view["status"] == "playing" and not stand_in,
         "standings": standings,
         "names": names,
         "record_hands": _record_hands(view, names),
