@@ -280,7 +280,7 @@ document.addEventListener("click", (event) => {
 // --- Resigning (after its dialog: "Keep playing" just closes it) -----------------------------
 
 function showResignError(text) {
-  const box = resignDialog?.querySelector(".action-error");
+  const box = resignDialog?.querySelector(".resign-error");
   if (box) {
     box.textContent = text;
     box.hidden = !text;
