@@ -188,6 +188,8 @@ def test_it_resigns_from_the_page_only_once_confirmed(site: str, context: Browse
     # Cancelled: nothing happens, the member still plays.
     page.click("[data-action=resign]")
     assert dialog.is_visible() and "Really resign?" in dialog.inner_text()
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTEFACTS / "table-resign-1280.png"))
     page.click("[data-action=resign-cancel]")
     assert not dialog.is_visible()
     game = httpx.get(f"{site}/api/v1/games/{game_id}", timeout=10).json()
