@@ -97,7 +97,7 @@ def test_it_lets_a_new_person_play_a_whole_game_against_house_bots_while_a_spect
     spectator.on("request", lambda request: requested["spectator"].append(request.url))
     spectator.goto(f"{site}/games/{game_id}")
     assert table(spectator)["your-seat"] is None
-    assert page.locator("#sound-toggle").get_attribute("aria-pressed") == "false"
+    assert page.locator("#sound-toggle").get_attribute("aria-pressed") == "true"  # on by default
     screenshots(page, "game-playing")
 
     played = play_to_end(page, {"spectator": spectator})

@@ -17,7 +17,7 @@ from typing import Any
 from games.engine import Game as Engine
 from games.engine.events import Event
 from games.engine.replay import load_case
-from web.table import POSITIONS, seat_role
+from web.table import POSITIONS, seat_role, told_apart
 from web.templatetags.cards import CALL_NAMES, SUIT_ORDER, sort_hand
 
 #: What the seat to act is doing, by the engine's phase.
@@ -318,7 +318,7 @@ class _Walk:
 def replay_step(record: Mapping[str, Any], step: int) -> ReplayStep:
     """The game of ``record`` (``games.selectors.game_record``) after ``step`` actions (clamped
     to the game's length), with the hand index and the steps of the hand shown."""
-    names = {int(s["seat"]): str(s["username"]) for s in record["seats"]}
+    names = told_apart({int(s["seat"]): str(s["username"]) for s in record["seats"]})
     engine, actions = load_case(record)
     last = len(actions)
     step = min(max(step, 0), last)

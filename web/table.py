@@ -9,6 +9,8 @@ that is not in that view cannot reach the page.
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -159,10 +161,28 @@ def names_by_seat(view: dict[str, Any], tournament: dict[str, Any] | None) -> di
     """Each seat's name as shown: the account's, or in a tournament the entrant's (two
     entrants may be one house bot's account: ``house:random #1``, ``house:random #2``)."""
     entrants = tournament["seat_names"] if tournament else {}
-    return {
-        s["seat"]: str(entrants.get(s["seat"]) or s.get("username") or f"seat {s['seat']}")
-        for s in view["seats"]
-    }
+    return told_apart(
+        {
+            s["seat"]: str(entrants.get(s["seat"]) or s.get("username") or f"seat {s['seat']}")
+            for s in view["seats"]
+        }
+    )
+
+
+def told_apart(names: Mapping[int, str]) -> dict[int, str]:
+    """Seat names a person can tell apart: a name that sits more than once (two house bots
+    of one kind) is numbered in seat order, ``house:random #1`` and ``house:random #2``, as
+    a tournament numbers its entrants."""
+    counts = Counter(names.values())
+    seen: Counter[str] = Counter()
+    distinct = {}
+    for seat in sorted(names):
+        name = names[seat]
+        if counts[name] > 1:
+            seen[name] += 1
+            name = f"{name} #{seen[name]}"
+        distinct[seat] = name
+    return distinct
 
 
 def table_context(view: dict[str, Any], tournament: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -192,6 +212,10 @@ def table_context(view: dict[str, Any], tournament: dict[str, Any] | None = None
         )
     to_act = [names.get(s) for s in view["to_act"]] if view["status"] == "playing" else []
     last_trick = (view.get("trick_history") or [None])[-1]
+    me = view.get("your_seat")
+    seated = {s["seat"]: s for s in view["seats"]}
+    # Who plays the viewer's seat after a resignation (or three timeouts).
+    stand_in = seated.get(me, {}).get("played_by") if isinstance(me, int) else None
     return {
         "view": view,
         "seconds_left": _seconds_left(view.get("deadline")),
@@ -204,7 +228,9 @@ def table_context(view: dict[str, Any], tournament: dict[str, Any] | None = None
         "doing": DOING.get(view["phase"], view["phase"]),
         "from_kitty": set(view.get("your_kitty") or []),
         "to_act_names": to_act,
-        "your_turn": view.get("your_seat") in view["to_act"] and bool(view.get("legal_actions")),
+        "your_turn": me in view["to_act"] and bool(view.get("legal_actions")),
+        "stand_in": stand_in,
+        "can_resign": isinstance(me, int) and view["status"] == "playing" and not stand_in,
         "standings": standings,
         "names": names,
         "record_hands": _record_hands(view, names),

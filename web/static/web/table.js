@@ -10,12 +10,17 @@
 // - once the game has ended it asks for the table once more (the forms shown after the end
 //   belong to the viewer's own request);
 // - a click on an action's button posts it to the API (POST /api/v1/games/{id}/actions,
-//   with the session cookie and the CSRF token: no API key in the page).
+//   with the session cookie and the CSRF token: no API key in the page); resigning, after
+//   its dialog, posts to POST /api/v1/games/{id}/resign the same way;
+// - while it is the viewer's turn the title begins with "Your turn"; when the turn comes,
+//   a tone (unless switched off) and, in a hidden tab, a notification if the person asked.
 
 const POLL_SECONDS = 25;
 const csrfToken = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 const connection = document.getElementById("connection");
 const soundToggle = document.getElementById("sound-toggle");
+const notifyToggle = document.getElementById("notify-toggle");
+const resignDialog = document.getElementById("resign-dialog");
 
 function table() {
   return document.querySelector("main[data-game-id]");
@@ -44,12 +49,17 @@ function showTable(html) {
   if (!next) throw new Error("no table in the answer");
   const same = next.dataset.version === before.dataset.version && next.dataset.status === before.dataset.status;
   if (Number(next.dataset.version) < shownVersion() || same) return;
-  const wasYourTurn = before.querySelector(".your-turn") !== null;
+  const wasYourTurn = isYourTurn();
   const focused = document.activeElement?.dataset?.card;
   before.replaceWith(document.adoptNode(next));
   startClock();
   if (focused) table().querySelector(`.hand button[data-card="${focused}"]:not([disabled])`)?.focus();
-  if (!wasYourTurn && table().querySelector(".your-turn")) chime();
+  showTurn();
+  if (table().dataset.status !== "playing") resignDialog?.close();
+  if (!wasYourTurn && isYourTurn()) {
+    chime();
+    notify();
+  }
 }
 
 async function refresh() {
@@ -259,8 +269,44 @@ document.addEventListener("click", (event) => {
     updateChoice();
   } else if (button.dataset.action === "confirm") {
     confirmChoice();
+  } else if (button.dataset.action === "resign") {
+    showResignError("");
+    resignDialog?.showModal();
   } else if (button.dataset.send) {
     send(JSON.parse(button.dataset.send));
+  }
+});
+
+// --- Resigning (after its dialog: "Keep playing" just closes it) -----------------------------
+
+function showResignError(text) {
+  const box = resignDialog?.querySelector(".resign-error");
+  if (box) {
+    box.textContent = text;
+    box.hidden = !text;
+  }
+}
+
+resignDialog?.querySelector('[data-action="resign-confirm"]')?.addEventListener("click", async (event) => {
+  const button = event.currentTarget;
+  button.disabled = true;
+  try {
+    const response = await fetch(`/api/v1/games/${gameId}/resign`, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "X-CSRFToken": csrfToken },
+    });
+    if (!response.ok) {
+      const body = await response.json().catch(() => ({}));
+      showResignError(body?.error?.message ?? `Resigning was not accepted (${response.status}).`);
+      return;
+    }
+    resignDialog.close();
+    await refresh();
+  } catch (error) {
+    showResignError("Resigning could not be sent; check the connection and try again.");
+  } finally {
+    button.disabled = false;
   }
 });
 
@@ -288,9 +334,28 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
-// --- Sound (off unless the viewer turns it on) -----------------------------------------------
+// --- Told when it is your turn -----------------------------------------------------------------
 
-let soundOn = localStorage.getItem("sm-sound") === "on";
+const baseTitle = document.title.replace(/^Your turn · /, "");
+
+function isYourTurn() {
+  return table().querySelector('[data-testid="turn-alert"]:not([hidden])') !== null;
+}
+
+function showTurn() {
+  document.title = isYourTurn() ? `Your turn · ${baseTitle}` : baseTitle;
+}
+
+// Sound: on unless the person switched it off (remembered in the browser). Browsers let a
+// page play sound only after a click or a key on it, so the audio is made at the first one.
+const SOUND_KEY = "sm-sound";
+let soundOn = localStorage.getItem(SOUND_KEY) !== "off";
+let audio = null;
+
+function startAudio() {
+  if (!audio && "AudioContext" in window) audio = new AudioContext();
+  if (audio?.state === "suspended") audio.resume().catch(() => {});
+}
 
 function showSound() {
   if (!soundToggle) return;
@@ -299,24 +364,78 @@ function showSound() {
 }
 
 function chime() {
-  if (!soundOn) return;
-  const audio = new AudioContext();
-  const tone = audio.createOscillator();
-  const volume = audio.createGain();
-  tone.frequency.value = 660;
-  volume.gain.setValueAtTime(0.15, audio.currentTime);
-  volume.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.3);
-  tone.connect(volume).connect(audio.destination);
-  tone.start();
-  tone.stop(audio.currentTime + 0.3);
+  if (!soundOn || !audio) return;
+  // Two short rising tones, made on the spot (no sound file).
+  const now = audio.currentTime;
+  for (const [offset, pitch] of [[0, 660], [0.16, 880]]) {
+    const tone = audio.createOscillator();
+    const volume = audio.createGain();
+    tone.frequency.value = pitch;
+    volume.gain.setValueAtTime(0.15, now + offset);
+    volume.gain.exponentialRampToValueAtTime(0.001, now + offset + 0.25);
+    tone.connect(volume).connect(audio.destination);
+    tone.start(now + offset);
+    tone.stop(now + offset + 0.25);
+  }
+}
+
+for (const gesture of ["click", "keydown"]) {
+  document.addEventListener(gesture, () => soundOn && startAudio(), { capture: true });
 }
 
 soundToggle?.addEventListener("click", () => {
   soundOn = !soundOn;
-  localStorage.setItem("sm-sound", soundOn ? "on" : "off");
+  localStorage.setItem(SOUND_KEY, soundOn ? "on" : "off");
   showSound();
+  if (soundOn) {
+    startAudio();
+    chime(); // what it will sound like
+  }
 });
 
+// Notifications: asked for only when the person clicks "Notify me"; shown while the tab is
+// hidden. Once allowed, the same button turns them off and on (remembered in the browser).
+const NOTIFY_KEY = "sm-notify";
+
+function notifyOn() {
+  return "Notification" in window && Notification.permission === "granted" && localStorage.getItem(NOTIFY_KEY) !== "off";
+}
+
+function showNotify() {
+  if (!notifyToggle || !("Notification" in window)) return;
+  notifyToggle.hidden = false;
+  const blocked = Notification.permission === "denied";
+  notifyToggle.disabled = blocked;
+  notifyToggle.setAttribute("aria-pressed", String(notifyOn()));
+  notifyToggle.textContent = blocked ? "Notifications blocked" : notifyOn() ? "Notify me: on" : "Notify me";
+}
+
+function notify() {
+  if (!notifyOn() || !document.hidden) return;
+  const text = table().querySelector('[data-testid="turn-alert"]')?.textContent.trim() ?? "Your turn";
+  try {
+    const note = new Notification(`${text} · Game #${gameId}`, { tag: `game-${gameId}` });
+    note.addEventListener("click", () => {
+      window.focus();
+      note.close();
+    });
+  } catch (error) {
+    // Some browsers show notifications only from a service worker: the title still says it.
+  }
+}
+
+notifyToggle?.addEventListener("click", async () => {
+  if (Notification.permission === "default") {
+    const answer = await Notification.requestPermission();
+    if (answer === "granted") localStorage.setItem(NOTIFY_KEY, "on");
+  } else if (Notification.permission === "granted") {
+    localStorage.setItem(NOTIFY_KEY, notifyOn() ? "off" : "on");
+  }
+  showNotify();
+});
+
+showNotify();
+showTurn();
 showSound();
 startClock();
 follow();
