@@ -350,7 +350,7 @@ def test_it_knows_every_stream_line_type_the_server_sends_and_documents() -> Non
     sources = [
         path.read_text()
         for app in ("games", "tournaments", "challenges", "arena", "quickplay", "bots")
-        for path in (ROOT / app).glob("*.py")
+        for path in (ROOT / app).rglob("*.py")
     ]
     sent = {t for text in sources for t in re.findall(r'\btype="([a-z_]+)"', text)}
     sent |= {
