@@ -126,10 +126,18 @@ class StrictSerializerSchema(OpenApiSerializerExtension):
         schema["additionalProperties"] = False
         for name, field in self.target.fields.items():
             shown = schema.get("properties", {}).get(name, {})
-            if isinstance(field, serializers.CharField) and not field.allow_blank:
-                shown.setdefault("minLength", 1)
-                if field.trim_whitespace and not {"pattern", "format", "enum"} & set(shown):
-                    shown["pattern"] = NOT_BLANK
-            if isinstance(field, serializers.ListField) and not field.allow_empty:
-                shown.setdefault("minItems", 1)
+            _describe_text(field, shown)
+            if isinstance(field, serializers.ListField):
+                _describe_text(field.child, shown.get("items", {}))
+                if not field.allow_empty:
+                    shown.setdefault("minItems", 1)
         return schema
+
+
+def _describe_text(field: serializers.Field[Any, Any, Any, Any], shown: dict[str, Any]) -> None:
+    """A text field that refuses a blank: no empty string and, where it trims, no text of
+    whitespace only."""
+    if isinstance(field, serializers.CharField) and not field.allow_blank:
+        shown.setdefault("minLength", 1)
+        if field.trim_whitespace and not {"pattern", "format", "enum"} & set(shown):
+            shown["pattern"] = NOT_BLANK
