@@ -17,8 +17,9 @@ Off is, by piece:
 * ``batch``: a move's change written by the ORM (an update, then ``bulk_create`` per
   model, in a transaction) instead of one statement.
 
-The Redis client per thread and the rows by plain SQL, once measured here too, are gone:
-they saved less than a tenth (docs/decisions/0063).
+The Redis client per thread, once measured here too, is gone: it saved less than a tenth
+(docs/decisions/0063). The game row by plain SQL is measured by move_cpu.py's "move, row
+not kept" against a checkout that reads it by the ORM (docs/decisions/0063).
 
 Before each block the token cache is emptied (as after a change) and the block is warmed by
 a few operations.

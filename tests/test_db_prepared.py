@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from core.rows import load_one
 from games.models import Game
-from games.play import _read_game
 from tests.rating_helpers import new_players, start_game
 
 pytestmark = pytest.mark.django_db
@@ -28,14 +28,12 @@ def prepared_statements() -> list[str]:
 
 def test_it_prepares_the_game_lookup_a_move_repeats() -> None:
     game_id = start_game(list(new_players("prep", 3)))
+    lookup = f"FROM {Game._meta.db_table} WHERE id = %s"
 
     for _ in range(6):
-        assert _read_game(game_id).pk == game_id
+        assert load_one(Game, lookup, [game_id]) is not None
 
-    table = Game._meta.db_table
     prepared = [
-        s
-        for s in prepared_statements()
-        if f'FROM "{table}" WHERE "{table}"."id" = $1' in s and "LIMIT 1" in s
+        s for s in prepared_statements() if f"FROM {Game._meta.db_table} WHERE id = $1" in s
     ]
     assert len(prepared) == 1, prepared_statements()

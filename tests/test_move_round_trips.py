@@ -116,7 +116,7 @@ def test_it_reads_and_writes_a_move_without_a_kept_row_in_two_statements(
     sent = statements_of(act)
 
     assert [inside for _, inside in sent] == [False, False]
-    assert 'FROM "games_game" WHERE "games_game"."id" = %s' in sent[0][0]
+    assert "FROM games_game WHERE id" in sent[0][0]
     assert sent[1][0].startswith("WITH changed AS (UPDATE")
 
 
