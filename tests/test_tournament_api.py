@@ -168,6 +168,7 @@ def test_it_pages_the_entrants_as_every_list(api_server: LiveServer) -> None:
         "is_bot": True,
         "status": "active",
         "rating": None,
+        "display_rating": None,
         "seed": None,
     }
     error_of(anyone.get(f"{base}/entrants?page=3"), 404, "not_found")
