@@ -112,6 +112,10 @@ RULES_THE_SCHEMA_CANNOT_STATE = {
         ("humans_allowed", "min_rating", "rounds", "duplicate"),
         "the settings that depend on each other, as when the tournament is made",
     ),
+    "POST /api/v1/seeks": (
+        "rating_range",
+        "a rating range's minimum is at most its maximum",
+    ),
     "GET /api/v1/tournaments/{tournament_id}/standings": (
         "round",
         "the rounds a tournament has: `round` is 1 up to its current round",
