@@ -46,6 +46,14 @@ def connect() -> None:
     signals.game_finished.connect(
         tournament_receivers.on_game_finished, dispatch_uid="tournaments.on_game_finished"
     )
+    # A game played at a real table was entered: rate it, and move its tournament on.
+    signals.recorded_game_finished.connect(
+        rating_receivers.on_recorded_game_finished, dispatch_uid="ratings.on_recorded_game"
+    )
+    signals.recorded_game_finished.connect(
+        tournament_receivers.on_recorded_game_finished,
+        dispatch_uid="tournaments.on_recorded_game",
+    )
     # An arena game ended: seat its pool's bots again.
     signals.game_finished.connect(
         arena_receivers.on_game_finished, dispatch_uid="arena.on_game_finished"

@@ -16,15 +16,16 @@ from api.pagination import paginate, paginated
 from api.requests import choice_param
 from api.schema import ERROR
 from ratings import selectors
-from ratings.pools import DEFAULT_POOL, POOL_PRESETS, POOLS
+from ratings.pools import DEFAULT_POOL, IN_PERSON_POOL, POOL_PRESETS, RATED_POOLS
 
 POOL_PARAMETER = OpenApiParameter(
     "pool",
     str,
-    enum=list(POOLS),
+    enum=list(RATED_POOLS),
     default=DEFAULT_POOL,
     description="A rating pool: "
-    + "; ".join(f"`{pool}`: {', '.join(presets)}" for pool, presets in POOL_PRESETS.items()),
+    + "; ".join(f"`{pool}`: {', '.join(presets)}" for pool, presets in POOL_PRESETS.items())
+    + f"; `{IN_PERSON_POOL}`: games at real tables (in-person tournaments), any preset",
 )
 
 
@@ -55,7 +56,9 @@ class LeaderboardEntrySerializer(CurrentRatingSerializer):
 
 
 class RatingPointSerializer(serializers.Serializer[Any]):
-    game = serializers.IntegerField()
+    game = serializers.IntegerField(
+        allow_null=True, help_text="null for a game played at a real table (pool in_person)"
+    )
     at = serializers.DateTimeField()
     mu = serializers.FloatField()
     sigma = serializers.FloatField()

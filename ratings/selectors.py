@@ -19,7 +19,7 @@ from games.models import GamePlayer
 from ratings import skill
 from ratings.display import display_rating
 from ratings.models import Rating, RatingChange
-from ratings.pools import DEFAULT_POOL, POOLS, pool_of, table_size
+from ratings.pools import DEFAULT_POOL, RATED_POOLS, pool_of, table_size
 from ratings.replay import Replay, stored_games
 
 LISTS = ("ranked", "provisional", "inactive")
@@ -30,9 +30,9 @@ def valid_pool(pool: str | None) -> str:
     400 ``unknown_pool``, the empty name too (``?pool=``: the schema's enum refuses it)."""
     if pool is None:
         return DEFAULT_POOL
-    if pool not in POOLS:
+    if pool not in RATED_POOLS:
         message = f"No rating pool '{pool}'." if pool else "The pool's name is empty."
-        raise Invalid("unknown_pool", message, known=list(POOLS), fields={"pool": [message]})
+        raise Invalid("unknown_pool", message, known=list(RATED_POOLS), fields={"pool": [message]})
     return pool
 
 

@@ -25,6 +25,7 @@ from tournaments.models import (
     Tournament,
     TournamentTable,
 )
+from tournaments.results import ranks_of
 from tournaments.standings import Entry, Line, RoundResult, rank_standings
 
 #: Where seeding ratings come from (the ratings app can register one): called with players
@@ -90,6 +91,24 @@ def is_organiser(tournament: Tournament, player: Player) -> bool:
 def running_tournaments() -> list[int]:
     return list(
         Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("pk", flat=True)
+    )
+
+
+#: The key of a game recorded from an in-person table: the prefix, then the table's id.
+RECORDED_KEY_PREFIX = "tournament-table:"
+
+
+def recorded_key(table: TournamentTable) -> str:
+    return f"{RECORDED_KEY_PREFIX}{table.pk}"
+
+
+def tournaments_with_recorded_game(key: str) -> list[int]:
+    """The tournament of an in-person table's recorded game (none for another key)."""
+    table_id = key.removeprefix(RECORDED_KEY_PREFIX)
+    if not key.startswith(RECORDED_KEY_PREFIX) or not table_id.isdigit():
+        return []
+    return list(
+        Tournament.objects.filter(round_set__tables__pk=int(table_id)).values_list("pk", flat=True)
     )
 
 
@@ -227,6 +246,7 @@ def tournament_summary(tournament: Tournament) -> dict[str, Any]:
         "points_by_rank": tournament.points_by_rank,
         "advance_per_table": tournament.advance_per_table,
         "duplicate": tournament.duplicate,
+        "venue": tournament.venue,
         "created_by": tournament.created_by.username,
         "created_at": iso(tournament.created_at),
         "started_at": iso(tournament.started_at),
@@ -261,9 +281,42 @@ def entrants_data(tournament: Tournament) -> list[dict[str, Any]]:
     return entrants_shown(list(tournament.entrants.select_related("player")))
 
 
+def result_data(table: TournamentTable) -> dict[str, Any]:
+    """An in-person table's result: ``{status, scores, entered_by, confirmed_by}``."""
+    return {
+        "status": table.result_status,
+        "scores": table.result_scores,
+        "entered_by": table.entered_by.username if table.entered_by else None,
+        "confirmed_by": table.confirmed_by.username if table.confirmed_by else None,
+    }
+
+
+def table_result(tournament_id: int, number: int, code: str) -> dict[str, Any]:
+    """The result of in-person table ``code`` of round ``number`` (404 otherwise)."""
+    found = tournament(tournament_id)
+    table = (
+        TournamentTable.objects.select_related("entered_by", "confirmed_by")
+        .filter(round__tournament=found, round__number=number, code=code.upper())
+        .first()
+        if found.venue == Tournament.Venue.IN_PERSON
+        else None
+    )
+    if table is None:
+        raise NotFound("not_found", "No such table at an in-person round.")
+    return result_data(table)
+
+
 def table_data(table: TournamentTable, names: dict[int, str], filler: str) -> dict[str, Any]:
     game = table.game
-    result = game.result or {}
+    final = table.result_status == TournamentTable.ResultStatus.FINAL
+    if game is not None:
+        result = game.result or {}
+        status = game.status
+    else:
+        result = (
+            {"ranks": ranks_of(table.result_scores), "scores": table.result_scores} if final else {}
+        )
+        status = "finished" if final else "playing"
     seats = []
     for seat, entrant_id in enumerate(table.entrant_ids()):
         entry: dict[str, Any] = {
@@ -279,9 +332,11 @@ def table_data(table: TournamentTable, names: dict[int, str], filler: str) -> di
         "number": table.number,
         "table": table.table_id,
         "game": table.game_id,
-        "status": game.status,
+        "code": table.code,
+        "status": status,
         "adjudicated": table.adjudicated,
         "seats": seats,
+        "result": None if game is not None else result_data(table),
     }
 
 
@@ -295,7 +350,7 @@ def round_data(tournament: Tournament, round_: Round, names: dict[int, str]) -> 
         "byes": [names[e] for e in round_.byes],
         "tables": [
             table_data(t, names, tournament.filler_bot)
-            for t in round_.tables.select_related("game")
+            for t in round_.tables.select_related("game", "entered_by", "confirmed_by")
         ],
     }
 
@@ -317,7 +372,7 @@ def round_detail(tournament_id: int, number: int) -> dict[str, Any]:
 def table_detail(tournament_id: int, number: int, table_number: int) -> dict[str, Any]:
     found = tournament(tournament_id)
     table = (
-        TournamentTable.objects.select_related("game")
+        TournamentTable.objects.select_related("game", "entered_by", "confirmed_by")
         .filter(round__tournament=found, round__number=number, number=table_number)
         .first()
     )
@@ -467,7 +522,10 @@ def live_data(detail: dict[str, Any]) -> dict[str, Any]:
         "round_count": detail["round_count"],
         "entrant_count": detail["entrant_count"],
         "tables": [
-            {k: table[k] for k in ("number", "game", "status", "adjudicated")}
+            {
+                **{k: table[k] for k in ("number", "game", "code", "status", "adjudicated")},
+                "result_status": table["result"]["status"] if table["result"] else None,
+            }
             for table in (current["tables"] if current else [])
         ],
         "standings": detail["standings"],

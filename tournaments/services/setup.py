@@ -43,6 +43,7 @@ SETTINGS = (
     "points_by_rank",
     "advance_per_table",
     "duplicate",
+    "venue",
 )
 
 
@@ -81,6 +82,15 @@ def _check_settings(values: Mapping[str, Any]) -> None:
             "A knockout goes by the ranks at each table: duplicate is for swiss and round robin."
         )
         raise Invalid("invalid", message, fields={"duplicate": [message]})
+    if values["venue"] == Tournament.Venue.IN_PERSON and values["duplicate"]:
+        message = "Real cards are shuffled at each table: duplicate play is online only."
+        raise Invalid("invalid", message, fields={"duplicate": [message]})
+
+
+def _in_person_byes(tournament: Tournament) -> None:
+    """No house bot sits at a real table: an in-person night's odd counts sit out (byes)."""
+    if tournament.venue == Tournament.Venue.IN_PERSON:
+        tournament.odd_count = Tournament.OddCount.BYES
 
 
 def create_tournament(creator: Player, *, values: Mapping[str, Any]) -> Tournament:
@@ -88,6 +98,7 @@ def create_tournament(creator: Player, *, values: Mapping[str, Any]) -> Tourname
     (the others keep their defaults)."""
     fields = {key: values[key] for key in SETTINGS if key in values}
     tournament = Tournament(created_by=creator, **fields)
+    _in_person_byes(tournament)
     _check_settings({key: getattr(tournament, key) for key in SETTINGS})
     tournament.rules = parse_rules(tournament.rules).to_dict()
     with transaction.atomic():
@@ -114,6 +125,7 @@ def update_tournament(
         altered = {key: changes[key] for key in SETTINGS if key in changes}
         for key, value in altered.items():
             setattr(tournament, key, value)
+        _in_person_byes(tournament)
         _check_settings({key: getattr(tournament, key) for key in SETTINGS})
         tournament.rules = parse_rules(tournament.rules).to_dict()
         tournament.save()
