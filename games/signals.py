@@ -2,8 +2,11 @@
 
 ``games`` imports none of its consumers: config/wiring.py connects the ratings and
 tournaments apps to :data:`game_finished` and the bots app (house bots, webhooks) to
-:data:`turn_started`. Each signal carries one typed event as its ``event`` argument, and is
-sent with ``send_robust``: a receiver's error is logged and keeps from no other receiver.
+:data:`turn_started`. :data:`recorded_game_finished` is the end of a game played away from
+the platform, announced by the app that recorded it (tournaments, for an in-person table)
+and consumed as a game's end is (ratings, tournaments). Each signal carries one typed event
+as its ``event`` argument, and is sent with ``send_robust``: a receiver's error is logged
+and keeps from no other receiver.
 """
 
 from __future__ import annotations

@@ -105,7 +105,7 @@ class LeaderboardView(APIView):
         active players whose rating is still provisional (fewer than 10 rated games in the pool,
         or sigma above 7); `inactive`: the others.
         """
-        pool = selectors.valid_pool(request.query_params.get("pool"))
+        pool = selectors.valid_pool(request.query_params.get("pool"), known=RATED_POOLS)
         which = choice_param(request, "list", selectors.LISTS) or "ranked"
         return paginate(self, request, selectors.leaderboard(pool, which))
 
@@ -126,7 +126,7 @@ class PlayerRatingsView(APIView):
         The player's rating after each rated game of the pool, oldest first, paginated: `{game,
         at, mu, sigma, ordinal, ordinal_change, display_rating, display_rating_change, rank}`.
         """
-        pool = selectors.valid_pool(request.query_params.get("pool"))
+        pool = selectors.valid_pool(request.query_params.get("pool"), known=RATED_POOLS)
         rows = selectors.rating_history(username, pool=pool)
         return paginate(self, request, rows, shown=_points)
 
@@ -150,7 +150,7 @@ class PredictView(APIView):
         players); each player's `predicted_rank` and `rank_probability`, the probability that
         it finishes in that place.
         """
-        pool = selectors.valid_pool(request.query_params.get("pool"))
+        pool = selectors.valid_pool(request.query_params.get("pool"), known=RATED_POOLS)
         raw = request.query_params.get("players") or ""
         usernames = [name.strip() for name in raw.split(",") if name.strip()]
         return Response(selectors.prediction(pool, usernames))

@@ -19,20 +19,21 @@ from games.models import GamePlayer
 from ratings import skill
 from ratings.display import display_rating
 from ratings.models import Rating, RatingChange
-from ratings.pools import DEFAULT_POOL, RATED_POOLS, pool_of, table_size
+from ratings.pools import DEFAULT_POOL, POOLS, pool_of, table_size
 from ratings.replay import Replay, stored_games
 
 LISTS = ("ranked", "provisional", "inactive")
 
 
-def valid_pool(pool: str | None) -> str:
-    """``pool`` if it names a rating pool, the default pool if it is None (left out); else
+def valid_pool(pool: str | None, *, known: Sequence[str] = POOLS) -> str:
+    """``pool`` if it names one of the ``known`` rating pools (the online ones unless told:
+    the arena and the pages go by presets), the default pool if it is None (left out); else
     400 ``unknown_pool``, the empty name too (``?pool=``: the schema's enum refuses it)."""
     if pool is None:
         return DEFAULT_POOL
-    if pool not in RATED_POOLS:
+    if pool not in known:
         message = f"No rating pool '{pool}'." if pool else "The pool's name is empty."
-        raise Invalid("unknown_pool", message, known=list(RATED_POOLS), fields={"pool": [message]})
+        raise Invalid("unknown_pool", message, known=list(known), fields={"pool": [message]})
     return pool
 
 

@@ -245,6 +245,30 @@ def with_co_organiser(world: World, tournament_id: int) -> str:
     return f"/organisers/{carl}"
 
 
+def in_person_table(world: World, *, pending: bool) -> str:
+    """A new in-person night of Ann's with Ann, Carl and Dave at its one table (Olga and the
+    bot are not): the path of the table's result, entered by Carl first if ``pending``."""
+    ann, carl, dave = (world.people[n] for n in ("ann", "carl", "dave"))
+    body = {"name": fresh("crown"), "format": "swiss", "rounds": 1, "venue": "in_person"}
+    tournament_id = ann.ok("POST", "/tournaments", 201, json=body)["id"]
+    for person in (ann, carl, dave):
+        person.ok("POST", f"/tournaments/{tournament_id}/register", 201)
+    ann.ok("POST", f"/tournaments/{tournament_id}/start")
+    (table,) = ann.ok("GET", f"/tournaments/{tournament_id}/rounds/1")["tables"]
+    path = f"/tournaments/{tournament_id}/rounds/1/tables/{table['code']}/result"
+    if pending:
+        carl.ok("POST", path, json={"scores": [2, -1, -1]})
+    return path
+
+
+def enter_result(world: World, caller: str) -> Call:
+    return Call(in_person_table(world, pending=False), {"scores": [1, 0, -1]})
+
+
+def confirm_result(world: World, caller: str) -> Call:
+    return Call(in_person_table(world, pending=True) + "/confirm")
+
+
 def registered(world: World, caller: str) -> Call:
     """A new tournament the caller's account entered (if it may: Ann and her bot)."""
     tournament_id = world.new_tournament()
@@ -488,6 +512,17 @@ ROWS: dict[tuple[str, str], Row] = {
     ("POST", T + "/rounds/{number}/tables/{table}/adjudicate"): Row(
         fixed("/tournaments/{tournament}/rounds/1/tables/1/adjudicate"),
         "- x 409/round_not_overdue S 409/round_not_overdue S 403/not_organiser -",
+    ),
+    ("GET", T + "/rounds/{number}/tables/{code}/result"): Row(
+        lambda world, caller: Call(in_person_table(world, pending=True)), PUBLIC
+    ),
+    ("POST", T + "/rounds/{number}/tables/{code}/result"): Row(
+        enter_result,
+        "- x 200 200 S 403/not_at_this_table 403/not_at_this_table -",
+    ),
+    ("POST", T + "/rounds/{number}/tables/{code}/result/confirm"): Row(
+        confirm_result,
+        "- x 200 200 S 403/not_at_this_table 403/not_at_this_table -",
     ),
     # Challenges
     ("GET", "/api/v1/challenges"): Row(fixed("/challenges"), ANY_TOKEN),

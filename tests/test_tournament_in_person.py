@@ -100,12 +100,16 @@ def test_it_seats_an_in_person_night_with_table_codes_and_no_online_game(
     assert online["venue"] == "online"
 
 
-def test_it_refuses_duplicate_play_at_real_tables(api_server: LiveServer) -> None:
+def test_it_refuses_duplicate_play_and_house_bots_at_real_tables(api_server: LiveServer) -> None:
     ann = register(api_server.url, "ann")
 
     refused = error_of(ann.post("/tournaments", json={**NIGHT, "duplicate": True}), 400, "invalid")
+    tid = ann.ok("POST", "/tournaments", 201, json=NIGHT)["id"]
+    entrants = f"/tournaments/{tid}/entrants"
 
     assert "duplicate" in refused["fields"]
+    error_of(ann.post(entrants, json={"player": "house:random"}), 409, "in_person_night")
+    assert ann.ok("POST", entrants, 201, json={"player": "ann"})["username"] == "ann"
 
 
 def test_it_stands_a_players_entry_once_another_player_of_the_table_confirms(

@@ -153,6 +153,8 @@ def add_entrant(actor: Player, *, tournament_id: int, username: str) -> Entrant 
         require_registering(tournament)
         added: Entrant | Invitation
         if username.startswith(HOUSE_BOT_PREFIX):
+            if tournament.venue == Tournament.Venue.IN_PERSON:
+                raise Conflict("in_person_night", "House bots cannot sit at real tables.")
             added = _enter(tournament, house_bot(username), username, is_house=True)
             audit(tournament, actor, "entrant_added", entrant=added.name)
         else:
