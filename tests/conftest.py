@@ -80,6 +80,7 @@ PURE_TEST_FILES = {
     "test_ratings_skill.py",
     "test_request_thread.py",
     "test_settings.py",
+    "test_tournament_results.py",
     "test_tournament_seating.py",
     "test_tournament_standings.py",
 }

@@ -143,6 +143,7 @@ def test_it_stands_a_players_entry_once_another_player_of_the_table_confirms(
     assert final["status"] == "final" and final["confirmed_by"] == second.username
     error_of(third.post(f"{path}/confirm"), 409, "result_final")
     error_of(third.post(path, json={"scores": [3, -1, -2]}), 409, "result_final")
+    error_of(ann.post(path, json={"scores": [-1, 3, -2]}), 409, "result_final")
     assert ann.ok("GET", base)["current_round"] == 1  # a table of the round is missing
     ann.ok("POST", result_path(base, 1, other_table), json={"scores": [0, 0, 0]})
     # As online: the worker scores the round and seats the next.

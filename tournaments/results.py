@@ -3,7 +3,8 @@ for the game's rules, and a game's ranks from its scores.
 
 Every preset's hand targets add up to the tricks of a hand (games.engine.rules), so each
 hand's diffs, and so a game's scores, sum to zero. A hand moves a seat's score by at most
-``tricks - lowest target`` up and ``highest target`` down: with a bounded number of hands
+``tricks - lowest target`` up and ``highest target`` down (either way in ``calls``, whose
+misère counts a hand's diff the other way round): with a bounded number of hands
 (``max_hands``, or the 18 hands of ``calls``) a seat's score is bounded too.
 """
 
@@ -54,6 +55,9 @@ def score_problem(rules: Rules, scores: Sequence[Any]) -> str | None:
     if hands is not None:
         most_up = (rules.tricks_per_hand - min(rules.targets)) * hands
         most_down = max(rules.targets) * hands
+        if rules.calls:
+            # Misère turns a hand's diff around (target minus tricks): either way, then.
+            most_up = most_down = max(most_up, most_down)
         if any(s > most_up or s < -most_down for s in scores):
             return f"In {hands} hand(s) a score lies between {-most_down} and {most_up}."
     return None

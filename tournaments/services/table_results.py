@@ -5,7 +5,8 @@ the round moves on through the same ``advance`` as online).
 A player seated at the table enters the scores as ``pending``; another player of the table
 confirms them (an entry of the same scores by another player confirms too), or an
 organiser does. A different entry while one is pending makes the table ``disputed`` until
-an organiser enters the result. An organiser's entry stands at once.
+an organiser enters the result. An organiser's entry stands at once. A result that stands
+is final for everyone, as a game's end is: it was announced (and rated) as it stands.
 """
 
 from __future__ import annotations
@@ -46,13 +47,12 @@ def enter_result(
         if problem is not None:
             raise Invalid("invalid_scores", problem, fields={"scores": [problem]})
         entered = [int(s) for s in scores]
+        if table.result_status == Status.FINAL:
+            # It was announced, and maybe rated, as it stands: like a game's end, for good.
+            raise Conflict("result_final", "This table's result stands.")
         if organiser:
             table.result_status = Status.FINAL
             table.result_scores, table.entered_by, table.confirmed_by = entered, actor, None
-        elif table.result_status == Status.FINAL:
-            raise Conflict(
-                "result_final", "This table's result stands; an organiser may change it."
-            )
         elif table.result_status == Status.MISSING:
             table.result_status = Status.PENDING
             table.result_scores, table.entered_by = entered, actor
