@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
@@ -28,9 +28,18 @@ from tournaments.models import (
 from tournaments.results import ranks_of
 from tournaments.standings import Entry, Line, RoundResult, rank_standings
 
-#: Where seeding ratings come from (the ratings app can register one): called with players
-#: and the tournament's rules, returns {player_id: rating}; players left out are unrated.
-RATING_SOURCES: list[Callable[[Sequence[Player], dict[str, Any]], dict[int, float]]] = []
+
+class RatingSource(Protocol):
+    """Called with players, the tournament's rules and its venue (an in-person night reads
+    the ratings of games at real tables); returns {player_id: rating}, the unrated left out."""
+
+    def __call__(
+        self, players: Sequence[Player], rules: dict[str, Any], *, venue: str = ...
+    ) -> dict[int, float]: ...
+
+
+#: Where seeding ratings come from (the ratings app can register one).
+RATING_SOURCES: list[RatingSource] = []
 #: How a rating is shown (the ratings app registers its display rating): rating → integer.
 RATING_DISPLAYS: list[Callable[[float], int]] = []
 
@@ -118,11 +127,13 @@ def tournaments_with_game(game_id: int) -> list[int]:
     )
 
 
-def ratings_of(players: Sequence[Player], rules: dict[str, Any]) -> dict[int, float]:
+def ratings_of(
+    players: Sequence[Player], rules: dict[str, Any], *, venue: str = "online"
+) -> dict[int, float]:
     """The players' ratings for seeding and entry limits, from the :data:`RATING_SOURCES`."""
     found: dict[int, float] = {}
     for source in RATING_SOURCES:
-        found.update(source(players, rules))
+        found.update(source(players, rules, venue=venue))
     return found
 
 

@@ -76,7 +76,7 @@ def _check_limits(tournament: Tournament, player: Player) -> None:
         raise Conflict("bots_not_allowed", "This tournament is for humans only.")
     if not player.is_bot and not tournament.humans_allowed:
         raise Conflict("humans_not_allowed", "This tournament is for bots only.")
-    rating = ratings_of([player], tournament.rules).get(player.pk)
+    rating = ratings_of([player], tournament.rules, venue=tournament.venue).get(player.pk)
     low, high = tournament.min_rating, tournament.max_rating
     if (low is not None or high is not None) and (
         rating is None or (low is not None and rating < low) or (high is not None and rating > high)

@@ -63,7 +63,9 @@ def _start(tournament: Tournament, actor: Player | None) -> None:
             f"A tournament needs at least {MIN_ENTRANTS} entrants.",
             entrants=len(entrants),
         )
-    ratings = ratings_of([e.player for e in entrants if not e.is_house], tournament.rules)
+    ratings = ratings_of(
+        [e.player for e in entrants if not e.is_house], tournament.rules, venue=tournament.venue
+    )
     for entrant in entrants:
         entrant.rating = None if entrant.is_house else ratings.get(entrant.player_id)
     # Seeds: by rating (the unrated after), then by order of entry.
