@@ -76,7 +76,7 @@ def test_it_seats_an_in_person_night_with_table_codes_and_no_online_game(
     players = people(api_server, "crown", 4)
     games_before = Game.objects.count()
 
-    _, base = night(ann, list(players.values()))
+    tid, base = night(ann, list(players.values()))
 
     detail = ann.ok("GET", base)
     assert detail["venue"] == "in_person"
@@ -98,6 +98,8 @@ def test_it_seats_an_in_person_night_with_table_codes_and_no_online_game(
     assert ann.ok("GET", lower)["status"] == "missing"
     online = ann.ok("POST", "/tournaments", 201, json={**NIGHT, "venue": "online"})
     assert online["venue"] == "online"
+    # The tournament's page still shows the night (its in-person pages are others' work).
+    assert ann.http.get(f"{api_server.url}/tournaments/{tid}").status_code == 200
 
 
 def test_it_refuses_duplicate_play_and_house_bots_at_real_tables(api_server: LiveServer) -> None:
@@ -397,6 +399,9 @@ def test_it_runs_a_whole_in_person_swiss_and_rates_it_in_its_own_pool(
     history = ann.ok("GET", f"/players/{leader}/ratings?pool=in_person")["results"]
     assert len(history) == 3 and all(point["game"] is None for point in history)
     assert ann.ok("GET", f"/players/{leader}/ratings?pool=classic")["results"] == []
+    # The player's page shows the pool, its chart too.
+    page = ann.http.get(f"{api_server.url}/players/{leader}?pool=in_person")
+    assert page.status_code == 200 and "in_person" in page.text
 
 
 def test_it_rates_an_entered_result_on_the_worker_once(
