@@ -374,3 +374,83 @@ def test_every_page_passes_axe_at_both_widths(
     )
     assert not problems, "axe-core and the contrast check found:\n" + "\n".join(problems)
     assert not errors, errors
+
+
+# --- Playing by keyboard alone ----------------------------------------------------------------
+
+
+def tab_to(page: Page, selector: str, *, back: bool = False, limit: int = 120) -> str:
+    """Press Tab (Shift+Tab with ``back``) until the focus is on an element matching
+    ``selector``; returns its ``data-card`` or its text."""
+    for _ in range(limit):
+        page.keyboard.press("Shift+Tab" if back else "Tab")
+        found = page.evaluate(
+            """s => { const e = document.activeElement; if (!e || !e.matches(s)) return null;
+                      return e.dataset.card || e.textContent.trim(); }""",
+            selector,
+        )
+        if found is not None:
+            return str(found)
+    raise AssertionError(f"{limit} presses of Tab never reached {selector}")
+
+
+def shown_phase(page: Page, phase: str) -> None:
+    page.wait_for_selector(f"main[data-game-id][data-phase={phase}]")
+
+
+PLAYABLE = "main .hand button[data-card][data-send]:not([disabled])"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_person_plays_by_keyboard_alone(api_server: LiveServer, context: BrowserContext) -> None:
+    """The dealer names trump, discards four cards and plays two cards with Tab, Shift+Tab,
+    Enter and Space only; the other seats play through the services meanwhile."""
+    names = ["kim", "lou", "max"]
+    people = [register_player(name, password=PASSWORD)[0] for name in names]
+    game_id = live_game(people)
+    rng = random.Random(8)
+    dealer = act_until(game_id, lambda view: True, rng)
+    seat = int(Game.objects.get(pk=game_id).players.get(player__username=dealer).seat)
+    log_in(context, api_server.url, dealer)
+    page = new_page(context)
+    page.goto(f"{api_server.url}/games/{game_id}")
+    shown_phase(page, "trump")
+
+    # Trump: a suit's button, reached by Tab and pressed with Enter.
+    tab_to(page, "main button[data-suit]:not([disabled])")
+    page.keyboard.press("Enter")
+    shown_phase(page, "discard")
+    assert page.locator("main [data-trump]").count() == 1
+
+    # The discard: four cards picked with Space, each the next by Tab, then back to Confirm.
+    picked = []
+    for _ in range(4):
+        picked.append(tab_to(page, "main .hand button.pick"))
+        page.keyboard.press("Space")
+    pressed = page.locator("main .hand button[aria-pressed=true]")
+    assert sorted(pressed.evaluate_all("els => els.map(e => e.dataset.card)")) == sorted(picked)
+    tab_to(page, "main [data-action=confirm]:not([disabled])", back=True)
+    page.keyboard.press("Enter")
+    shown_phase(page, "play")
+    discards = page.locator("main [aria-label='Cards only you see'] [data-card]")
+    assert len(set(discards.evaluate_all("els => els.map(e => e.dataset.card)")) & set(picked)) == 4
+
+    # Two cards played when the turn comes: one with Enter, one with Space.
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    for key in ("Enter", "Space"):
+        act_until(game_id, lambda view: view["your_seat"] == seat, rng)
+        page.locator('[data-testid="turn-alert"]').wait_for(state="visible")
+        version = page.locator("main[data-game-id]").get_attribute("data-version")
+        card = tab_to(page, PLAYABLE)
+        if key == "Enter":
+            for size in (PHONE, DESKTOP):
+                page.set_viewport_size(size)  # type: ignore[arg-type]
+                page.screenshot(path=str(ARTEFACTS / f"table-keyboard-focus-{size['width']}.png"))
+        page.keyboard.press(key)
+        page.wait_for_function(
+            "v => document.querySelector('main[data-game-id]').dataset.version !== v", arg=version
+        )
+        held = Engine.from_json(Game.objects.get(pk=game_id).state).view(seat)["your_hand"]
+        assert card not in held
+        assert page.locator(f"main .hand button[data-card='{card}']").count() == 0
+    assert page.errors == []  # type: ignore[attr-defined]
