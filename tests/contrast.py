@@ -12,10 +12,10 @@ from playwright.sync_api import Page
 #: The least contrast of normal text (WCAG 2 AA).
 MINIMUM = 4.5
 
-#: For each text-holding element of an element (itself included): the colour of its text and
-#: of what is behind it, each as the screen shows it (composited over the backgrounds and
-#: opacities behind it).
-SHOWN_COLOURS = """(card) => {
+#: For each text-holding element of an element (itself included; with ``whole``, the element
+#: alone, as a select showing its choice): the colour of its text and of what is behind it,
+#: each as the screen shows it (composited over the backgrounds and opacities behind it).
+SHOWN_COLOURS = """(card, whole = false) => {
     const parse = (css) => {
         const parts = css.match(/rgba?\\(([^)]+)\\)/)[1].split(/[\\s,\\/]+/).filter(Boolean);
         const [r, g, b, a] = parts.map(Number);
@@ -38,7 +38,7 @@ SHOWN_COLOURS = """(card) => {
         };
         return draw(0, {r: 255, g: 255, b: 255, a: 1});
     };
-    const holders = [card, ...card.querySelectorAll("*")].filter(
+    const holders = whole ? [card] : [card, ...card.querySelectorAll("*")].filter(
         (n) => [...n.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim()));
     return holders.map((n) => ({text: shown(n, true), back: shown(n, false)}));
 }"""
@@ -59,14 +59,15 @@ def contrast(one: dict[str, float], other: dict[str, float]) -> float:
     return (light + 0.05) / (dark + 0.05)
 
 
-#: Every disabled control of the page (a disabled button, or an element marked
-#: ``aria-disabled``), each with what it says and the colours of its text.
+#: Every disabled control of the page that shows words (a disabled button or select, or an
+#: element marked ``aria-disabled``), each with the start of its HTML and the colours of its
+#: text.
 DISABLED_CONTROLS = f"""() => [...document.querySelectorAll(
-        'button:disabled, [aria-disabled="true"]')]
+        'button:disabled, select:disabled, [aria-disabled="true"]')]
     .filter((n) => n.getClientRects().length && n.textContent.trim())
     .map((n) => ({{
         target: n.outerHTML.slice(0, 120),
-        colours: ({SHOWN_COLOURS})(n),
+        colours: ({SHOWN_COLOURS})(n, n.tagName === "SELECT"),
     }}))"""
 
 
@@ -78,5 +79,5 @@ def faint_disabled_controls(page: Page) -> list[str]:
     for control in found:
         ratio = min(contrast(shown["text"], shown["back"]) for shown in control["colours"])
         if ratio < MINIMUM:
-            faint.append(f"{ratio:.2f}:1  {control['target']}")
+            faint.append(f"{ratio:.2f}:1  {' '.join(control['target'].split())}")
     return faint

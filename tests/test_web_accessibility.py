@@ -54,8 +54,9 @@ WIDTHS = (DESKTOP, PHONE)
 class Visit:
     """One page to check: the path's name in web/urls.py (``not-found`` for an unknown path),
     what it shows, who looks (``visitor``: nobody signed in; ``member``: ann; ``player``:
-    the person to act in the game in play; ``dealer``: the dealer choosing a discard), and
-    its path, with the ids of :class:`World` filled in."""
+    the person to act in the game in play; ``dealer``: the dealer choosing a discard;
+    ``seeker``: the person waiting for a quick-play seat), and its path, with the ids of
+    :class:`World` filled in."""
 
     name: str
     label: str
@@ -85,7 +86,7 @@ VISITS = [
     Visit("login", "log in", "visitor", "/login?next=/lobby"),
     Visit("rules", "the rules", "visitor", "/rules"),
     Visit("lobby", "the lobby", "member", "/lobby"),
-    Visit("quickplay-seek", "waiting for a quick-play seat", "member", "/quickplay/{seek}"),
+    Visit("quickplay-seek", "waiting for a quick-play seat", "seeker", "/quickplay/{seek}"),
     Visit("game", "a game, the player to act", "player", "/games/{playing}"),
     Visit("game", "a game, the resign dialog", "player", "/games/{playing}", open_resign_dialog),
     Visit("game", "a game, the dealer's discard", "dealer", "/games/{discarding}"),
@@ -250,8 +251,10 @@ def build_world() -> World:
     tables.create_table(bob, rules="classic", rated=False, move_seconds=60, seat=0)
     own = tables.create_table(ann, rules="classic", rated=True, move_seconds=60, seat=0)
     tables.seat_bot(ann, table_id=own.pk, bot="house:strong", seat=1)
-    # A quick-play seek waiting for people; challenges to ann and from her.
-    world.ids["seek"] = create_seek(ann, rules="classic", rated=True, move_seconds=60).pk
+    # A quick-play seek waiting for people (bob's: ann's lobby shows the quick-play form);
+    # challenges to ann and from her.
+    world.ids["seek"] = create_seek(bob, rules="classic", rated=True, move_seconds=60).pk
+    world.viewers["seeker"] = bob.username
     create_challenge(bob, to=["ann", "house:random"])
     create_challenge(ann, to=["cat", "house:heuristic"])
     # A bot of ann's, in the classic arena.
@@ -320,7 +323,7 @@ def check(page: Page, base: str, visit: Visit, world: World) -> list[str]:
                 where = f"{visit.label} ({path}, {size['width']} px)"
                 said += problems_of(page, where)
                 shot = ARTEFACTS / f"a11y-{slug}-{size['width']}.png"
-                page.screenshot(path=str(shot))
+                page.screenshot(path=str(shot), full_page=True)
             return said
         except PlaywrightError as error:
             if "context was destroyed" not in str(error) or attempt == 2:
