@@ -70,6 +70,7 @@ def test_a_visitor_who_plays_the_computer_is_seated_as_a_guest() -> None:
     assert not guest.has_usable_password()
     assert [s.player.username for s in seats[1:]] == ["house:heuristic", "house:heuristic"]
     assert game.rated is False and game.rules["preset"] == "classic"
+    assert game.rules.get("max_hands") is None  # the full game: until 12 tricks in a hand
     assert game.status == Game.Status.PLAYING
     page = client.get(f"/games/{game.pk}").content.decode()
     assert f"{guest.username} (you)" in page
@@ -78,6 +79,14 @@ def test_a_visitor_who_plays_the_computer_is_seated_as_a_guest() -> None:
     assert me.status_code == 200 and me.json()["username"] == guest.username
     token = ApiToken.objects.get(player=guest)
     assert token.scopes == ["play"]
+
+
+def test_a_short_game_against_the_computer_stops_after_three_hands() -> None:
+    client = visitor()
+    response = client.post("/play/computer", {"length": "short"})
+    game = Game.objects.get(pk=int(response["Location"].rsplit("/", 1)[1]))
+    assert game.rules["max_hands"] == 3 and game.rules["preset"] == "classic"
+    assert client.post("/play/computer", {"length": "endless"}).status_code == 400
 
 
 def test_a_member_plays_the_computer_as_themselves() -> None:

@@ -30,6 +30,7 @@ urlpatterns = [
     # Playing at once: the lesson and a game against the computer (visitors as guests)
     path("learn", welcome.learn, name="learn"),
     path("play/computer", welcome.play_computer, name="play-computer"),
+    path("hints", welcome.hints, name="hints"),
     # Tables and games
     path("lobby", lobby.lobby, name="lobby"),
     path("tables/<int:table_id>/join", lobby.join, name="table-join"),

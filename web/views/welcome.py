@@ -4,16 +4,19 @@ for the browser's session (accounts.services.create_guest), kept if they sign up
 
 from __future__ import annotations
 
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services as accounts
 from accounts.models import Player
 from core.errors import DomainError, RateLimited
 from games import selectors as games
 from games import tables
+from web.forms import SHORT_GAME_HANDS, ComputerGameForm
 from web.people import signed_in
 from web.table import table_context
 from web.views.accounts import start_session
@@ -40,18 +43,22 @@ def _person_or_guest(request: HttpRequest) -> Player:
 
 def _refused(request: HttpRequest, template: str, error: DomainError) -> HttpResponse:
     status = 429 if isinstance(error, RateLimited) else 403
-    return render(request, template, {"error": error.message}, status=status)
+    context = {"error": error.message, "short_hands": SHORT_GAME_HANDS}
+    return render(request, template, context, status=status)
 
 
 @require_http_methods(["GET", "POST"])
 def play_computer(request: HttpRequest) -> HttpResponse:
-    """GET: what a game against the computer is, and its button. POST: seat the person (a
-    visitor as a guest) at a new classic unrated table with two house bots; go to it."""
+    """GET: what a game against the computer is, and its buttons. POST: seat the person (a
+    visitor as a guest) at a new classic unrated table with two house bots (a full game, or
+    a short one: ``length``); go to it."""
     template = "web/welcome/computer.html"
-    if request.method == "GET":
-        return render(request, template, {})
+    form = ComputerGameForm(request.POST if request.method == "POST" else None)
+    if request.method == "GET" or not form.is_valid():
+        status = 200 if request.method == "GET" else 400
+        return render(request, template, {"short_hands": SHORT_GAME_HANDS}, status=status)
     try:
-        game = tables.start_computer_game(_person_or_guest(request))
+        game = tables.start_computer_game(_person_or_guest(request), rules=form.rules())
     except DomainError as error:
         return _refused(request, template, error)
     return HttpResponseRedirect(f"/games/{game.pk}")
@@ -82,4 +89,17 @@ def learn(request: HttpRequest) -> HttpResponse:
         return render(request, template, {})
     if view.get("your_seat") is None:
         return render(request, template, {})
-    return render(request, "web/welcome/learn.html", table_context(view))
+    context = {**table_context(view), "short_hands": SHORT_GAME_HANDS}
+    return render(request, "web/welcome/learn.html", context)
+
+
+@login_required
+@require_POST
+def hints(request: HttpRequest) -> HttpResponse:
+    """Switch the table's hints for the person's first games on or off (``on``: 1 or 0)."""
+    person = signed_in(request)
+    assert person is not None
+    accounts.set_hints(person, on=request.POST.get("on") == "1")
+    wanted = request.POST.get("next") or "/"
+    safe = url_has_allowed_host_and_scheme(wanted, allowed_hosts={request.get_host()})
+    return HttpResponseRedirect(wanted if safe else "/")

@@ -20,6 +20,8 @@ const learnt = new Set();
 let pending = null;
 // What the coach said about the person's last card (shown until their next turn).
 let afterPlay = "";
+// The hand the coach last looked at (what it said of the last card stays in its hand).
+let shownHand = 1;
 
 function cardName(code) {
   const rank = RANK_NAMES[code[0]] ?? code[0];
@@ -52,7 +54,9 @@ function read() {
   const hand = codes(main.querySelectorAll(".hand button.card"));
   const meta = main.querySelector(".game-meta")?.textContent ?? "";
   const resultRow = main.querySelector(`[data-testid="result"] tr[data-seat="${seat}"]`);
+  const name = you?.querySelector(".seat-name")?.firstChild?.textContent.replace(/\s*\(you\)\s*$/, "").trim() ?? "";
   return {
+    name,
     status: main.dataset.status,
     phase: main.dataset.phase,
     handNumber: Number(/hand (\d+)/.exec(meta)?.[1] ?? 1),
@@ -166,7 +170,15 @@ function exchangeMessage(s) {
       "what comes back is their best card of that suit. Click the cards, then Confirm.";
   }
   if (s.phase === "exchange") return `${intro} Wait while the others exchange.`;
-  const what = s.exchange.length ? ` This time: ${s.exchange.join("; ")}.` : " This time nobody was up, so no cards changed hands.";
+  let what = " This time nobody was up, so no cards changed hands.";
+  if (s.exchange.length) {
+    const mine = s.exchange.filter((line) => s.name && line.includes(` to ${s.name}`));
+    what = ` This time: ${s.exchange.join("; ")}.`;
+    if (mine.length) {
+      what += " You took fewer tricks than your target, so you were given cards and gave back your " +
+        "highest card of each of their suits: the table does that part for you (see Exchange below).";
+    }
+  }
   const next = s.yourTurn && s.playable.length ? ` ${playMessage(s)}` : " Play this hand out the same way.";
   return `${intro}${what} The deal moved one seat to the left: you are ${s.role || "middle"} now, ` +
     `with a target of ${s.target ?? 3}.${next}`;
@@ -195,6 +207,7 @@ function hintMessage(s) {
 function mark() {
   stepList?.querySelectorAll("[data-step]").forEach((li) => {
     const ok = learnt.has(li.dataset.step);
+    if (li.classList.contains("done") === ok) return;
     li.classList.toggle("done", ok);
     li.querySelector(".tick").textContent = ok ? "✓" : "";
   });
@@ -225,12 +238,19 @@ function judge(s) {
 function update() {
   const s = read();
   if (!s || !coach) return;
+  if (s.handNumber !== shownHand) {
+    shownHand = s.handNumber;
+    afterPlay = "";
+  }
   if (s.trump || s.handNumber > 1) learnt.add("trump");
+  if (s.phase === "play" && s.handNumber === 1 && !learnt.has("kitty")) {
+    afterPlay = "You took the kitty: its four cards are marked in your hand, and only you saw them.";
+  }
   if (s.phase === "play" || s.handNumber > 1) learnt.add("kitty");
   judge(s);
   const text = lesson ? lessonMessage(s) : hintMessage(s);
   if (coach.textContent !== text) coach.textContent = text;
-  coach.closest(".coach")?.toggleAttribute("hidden", !lesson && !text);
+  if (coach.hidden !== (!lesson && !text)) coach.hidden = !lesson && !text;
   mark();
   if (lesson && s.status === "finished" && done) done.hidden = false;
 }
@@ -267,12 +287,9 @@ document.addEventListener("keydown", (event) => {
 }, true);
 
 if (coach) {
-  new MutationObserver(update).observe(document.querySelector(".game-page") ?? document.body, {
-    childList: true,
-    subtree: true,
-    attributes: true,
-    attributeFilter: ["data-version", "hidden"],
-  });
+  // table.js puts each new table in place of the last: the page's children change.
+  const page = document.querySelector(".game-page");
+  if (page) new MutationObserver(update).observe(page, { childList: true });
   setInterval(update, 500);
   update();
 }
