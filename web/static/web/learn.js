@@ -58,6 +58,7 @@ function read() {
   return {
     name,
     status: main.dataset.status,
+    players: Number(main.dataset.players ?? 3),
     phase: main.dataset.phase,
     handNumber: Number(/hand (\d+)/.exec(meta)?.[1] ?? 1),
     yourTurn: main.querySelector('[data-testid="turn-alert"]:not([hidden])') !== null,
@@ -93,12 +94,68 @@ function bestTrump(hand) {
   return Object.keys(SUITS).sort((a, b) => strength(b) - strength(a))[0];
 }
 
+function rank(card) {
+  return RANKS.indexOf(card[0]);
+}
+
+function lowest(cards) {
+  return [...cards].sort((a, b) => rank(a) - rank(b))[0];
+}
+
 function weakest(hand, trump, count) {
-  // Low cards of the shortest side suits first: a suit emptied lets you trump it later.
+  // Empty the shortest side suits first (a suit emptied lets you trump it later; an ace is
+  // kept, as it wins its trick), then the lowest cards of the next ones.
   const suits = bySuit(hand.filter((c) => c[1] !== trump));
-  const order = Object.keys(suits).sort((a, b) => suits[a].length - suits[b].length);
-  const cards = order.flatMap((s) => [...suits[s]].reverse().filter((c) => RANKS.indexOf(c[0]) < 10));
-  return cards.slice(0, count);
+  const hasAce = (s) => suits[s].some((c) => c[0] === "A");
+  const order = Object.keys(suits).sort((a, b) => suits[a].length - suits[b].length || hasAce(a) - hasAce(b));
+  const chosen = [];
+  for (const suit of order) {
+    const cards = [...suits[suit]].reverse().filter((c) => c[0] !== "A");
+    chosen.push(...cards.slice(0, count - chosen.length));
+    if (chosen.length >= count) break;
+  }
+  return chosen;
+}
+
+function toGive(hand, trump, count) {
+  // What comes back is the other's best card of the suit given: give the low cards of the
+  // suits whose best card you lack.
+  const suits = bySuit(hand.filter((c) => c[1] !== trump));
+  const order = Object.keys(suits).sort((a, b) => rank(suits[a][0]) - rank(suits[b][0]));
+  return order.map((suit) => lowest(suits[suit])).slice(0, count);
+}
+
+// The card winning a trick so far: the highest trump, else the highest of the suit led.
+function winning(cards, trump) {
+  let best = null;
+  for (const c of cards) {
+    if (!best) best = c;
+    else if (c[1] === trump && best[1] !== trump) best = c;
+    else if (c[1] === best[1] && rank(c) > rank(best)) best = c;
+  }
+  return best;
+}
+
+function beats(card, best, trump) {
+  if (card[1] === best[1]) return rank(card) > rank(best);
+  return card[1] === trump;
+}
+
+// What to play to a trick: the cheapest card that wins it, or the lowest card.
+function advice(s, cards) {
+  const best = winning(cards, s.trump);
+  const trumped = best[1] === s.trump && cards[0][1] !== s.trump ? " (a trump)" : "";
+  const winners = s.playable.filter((c) => beats(c, best, s.trump));
+  const later = cards.length < s.players - 1 ? " (the player after you may still beat it)" : "";
+  if (winners.length) {
+    const sideWinners = winners.filter((c) => c[1] !== s.trump);
+    const cheapest = lowest(sideWinners.length ? sideWinners : winners);
+    return `The ${cardName(best)}${trumped} is winning so far. Your ${cardName(cheapest)} beats it${later}: play it ` +
+      `to take the trick, or play low to keep it for later.`;
+  }
+  const side = s.playable.filter((c) => c[1] !== s.trump);
+  return `You cannot beat the ${cardName(best)}${trumped}: play your lowest card, the ${cardName(lowest(side.length ? side : s.playable))}, ` +
+    "and keep your good ones.";
 }
 
 function list(cards) {
@@ -126,13 +183,28 @@ function lessonMessage(s) {
   if (s.choice === "discard") {
     const suggest = weakest(s.hand, s.trump, s.choiceCount);
     return `Now the kitty: four face-down cards that only the dealer gets. First you put ${s.choiceCount} ` +
-      "cards of your hand away, before you see the kitty (they count for nobody). Throw your weakest: " +
-      `low cards of your shortest side suits, never trumps (say ${list(suggest)}). ` +
-      "An empty suit is good: when it is led, you may trump. Click the cards, then Confirm.";
+      "cards of your hand away, before you see the kitty (they count for nobody). Empty your shortest " +
+      "side suit if you can: when a suit you have none of is led, you may trump it. Then throw low " +
+      `cards, never trumps (say ${list(suggest)}). Click the cards, then Confirm.`;
   }
   if (s.choice === "give") return exchangeMessage(s);
   if (s.playable.length) return playMessage(s);
   return waiting(s);
+}
+
+function leadAdvice(s) {
+  const side = s.hand.filter((c) => c[1] !== s.trump);
+  const aces = side.filter((c) => c[0] === "A");
+  if (aces.length) {
+    return `Lead your ${cardName(aces[0])}: nobody can beat it unless they have no ${suitName(aces[0][1])} and trump it.`;
+  }
+  const trumps = s.hand.filter((c) => c[1] === s.trump);
+  if (trumps.length >= 4) {
+    return `With many trumps, lead a high one (the ${cardName(trumps[0])}): it draws the others' trumps, so your ` +
+      "other cards are safer later.";
+  }
+  return `Lead your lowest card (the ${cardName(lowest(side.length ? side : s.hand))}) and let the others spend ` +
+    "their high cards.";
 }
 
 function playMessage(s) {
@@ -140,24 +212,29 @@ function playMessage(s) {
   const prefix = afterPlay ? `${afterPlay} ` : "";
   const need = s.target !== null ? ` You have ${s.tricks} of your ${s.target} tricks.` : "";
   if (!led) {
-    return `${prefix}Your lead: play any card.${need} A high card that nobody can beat wins the trick ` +
-      `(an ace, or a trump${s.trump ? ` — trumps are ${suitName(s.trump)}` : ""}); the winner leads the next.`;
+    return `${prefix}Your lead: any card may start the trick, and the winner leads the next.${need} ${leadAdvice(s)}`;
   }
+  const cards = [s.trick.left, s.trick.top, s.trick.right].filter(Boolean);
   const suit = led[1];
-  const yours = s.hand.filter((c) => c[1] === suit);
-  if (yours.length) {
-    return `${prefix}${cardName(led)} was led, so you must follow suit: play a ${suitName(suit)} card ` +
-      "(the others are greyed out). Play a higher one to try to win the trick, or your lowest to keep your " +
-      `good cards for later.${need}`;
+  if (s.hand.some((c) => c[1] === suit)) {
+    return `${prefix}${cardName(led)} was led, so you must follow suit: only your ${suitName(suit)} are ` +
+      `playable (the others are greyed out).${need} ${advice(s, cards)}`;
   }
   const trumps = s.trump ? s.hand.filter((c) => c[1] === s.trump) : [];
   if (trumps.length && suit !== s.trump) {
+    const best = winning(cards, s.trump);
+    if (best[1] === s.trump && !trumps.some((c) => rank(c) > rank(best))) {
+      return `${prefix}${cardName(led)} was led and you have no ${suitName(suit)}: you may play any card. ` +
+        `Normally you would play a trump to win it, but the ${cardName(best)} is a higher trump than yours: ` +
+        `${advice(s, cards)}`;
+    }
+    const cheapest = lowest(trumps.filter((c) => beats(c, best, s.trump)));
     return `${prefix}${cardName(led)} was led and you have no ${suitName(suit)}: you may play any card. ` +
-      `Play a trump (${suitName(s.trump)}) and you win the trick unless someone plays a higher trump. ` +
-      "That is trumping.";
+      `Play a trump (${suitName(s.trump)}) and it beats every card of the other suits: that is trumping. ` +
+      `Your ${cardName(cheapest)} is enough to win it.${need}`;
   }
-  return `${prefix}${cardName(led)} was led and you have none of that suit: you may play any card. ` +
-    "You cannot win this one, so throw your least useful card.";
+  return `${prefix}${cardName(led)} was led and you have none of that suit: you may play any card, but ` +
+    `only a card of the suit led or a trump can win. ${advice(s, cards)}`;
 }
 
 function exchangeMessage(s) {
@@ -166,8 +243,9 @@ function exchangeMessage(s) {
     "who gives back, for each card received, their highest card of that suit.";
   if (s.choice === "give") {
     return `${intro} You were up, so you give ${s.choiceCount} card${s.choiceCount > 1 ? "s" : ""}` +
-      `${s.giveTo ? ` to ${s.giveTo}` : ""}. Give low cards of a suit you are short of high ones: ` +
-      "what comes back is their best card of that suit. Click the cards, then Confirm.";
+      `${s.giveTo ? ` to ${s.giveTo}` : ""}. Give low cards of the suits whose top cards you lack: ` +
+      "what comes back is their best card of that suit " +
+      `(say ${list(toGive(s.hand, s.trump, s.choiceCount))}). Click the cards, then Confirm.`;
   }
   if (s.phase === "exchange") return `${intro} Wait while the others exchange.`;
   let what = " This time nobody was up, so no cards changed hands.";
@@ -194,12 +272,16 @@ function hintMessage(s) {
   if (s.status === "finished" || !s.yourTurn) return "";
   if (s.calls.length) return `Hint: name as trumps your longest strong suit (${suitName(bestTrump(s.hand))} here).`;
   if (s.choice === "discard") return `Hint: discard low cards of your short side suits (${list(weakest(s.hand, s.trump, s.choiceCount))}); keep your trumps.`;
-  if (s.choice === "give") return "Hint: give low cards of a suit you are short of high ones: the best card of that suit comes back.";
+  if (s.choice === "give") return `Hint: give low cards of suits whose top cards you lack (${list(toGive(s.hand, s.trump, s.choiceCount))}): their best card of that suit comes back.`;
+  if (!s.playable.length) return "";
   const led = ledCard(s);
-  if (!led || !s.playable.length) return s.playable.length ? "Hint: lead a card nobody can beat, or one that makes the others spend their high cards." : "";
-  if (s.hand.some((c) => c[1] === led[1])) return `Hint: follow suit (${suitName(led[1])}): higher to win, lowest to save your cards.`;
-  if (s.trump && s.hand.some((c) => c[1] === s.trump)) return `Hint: no ${suitName(led[1])} left? A trump wins the trick.`;
-  return "Hint: you cannot win this trick: throw your least useful card.";
+  if (!led) return `Hint: ${leadAdvice(s)}`;
+  const cards = [s.trick.left, s.trick.top, s.trick.right].filter(Boolean);
+  if (s.hand.some((c) => c[1] === led[1])) return `Hint: follow suit (${suitName(led[1])}). ${advice(s, cards)}`;
+  if (s.trump && led[1] !== s.trump && s.hand.some((c) => c[1] === s.trump)) {
+    return `Hint: no ${suitName(led[1])}: a trump can win it. ${advice(s, cards)}`;
+  }
+  return `Hint: no ${suitName(led[1])}, no trump. ${advice(s, cards)}`;
 }
 
 // --- Checking what the person did -------------------------------------------------------------
