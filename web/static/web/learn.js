@@ -167,7 +167,12 @@ function list(cards) {
 function lessonMessage(s) {
   if (s.status === "finished") {
     const place = s.rank === 1 ? "first" : s.rank === 2 ? "second" : "third";
-    return `That is the game: you finished ${place}, with a score of ${s.score}. ` +
+    const early = s.handNumber < 2
+      ? " It ended after one hand, as someone took 12 tricks. Had it gone on, the next hand would have " +
+        "opened with the exchange: who took more tricks than their target gives a card for each extra " +
+        "trick to who took fewer, who gives back their highest card of each suit received."
+      : "";
+    return `That is the game: you finished ${place}, with a score of ${s.score}.${early} ` +
       "A real game goes on, hand after hand, until someone takes 12 tricks in one hand. Ready for one?";
   }
   if (s.handNumber >= 2 && !learnt.has("exchange")) return exchangeMessage(s);
@@ -270,7 +275,7 @@ function waiting(s) {
 
 function hintMessage(s) {
   if (s.status === "finished" || !s.yourTurn) return "";
-  if (s.calls.length) return `Hint: name as trumps your longest strong suit (${suitName(bestTrump(s.hand))} here).`;
+  if (s.calls.length) return `Hint: name trumps in the suit where you are strongest, by number and height (${suitName(bestTrump(s.hand))} here).`;
   if (s.choice === "discard") return `Hint: discard low cards of your short side suits (${list(weakest(s.hand, s.trump, s.choiceCount))}); keep your trumps.`;
   if (s.choice === "give") return `Hint: give low cards of suits whose top cards you lack (${list(toGive(s.hand, s.trump, s.choiceCount))}): their best card of that suit comes back.`;
   if (!s.playable.length) return "";
