@@ -11,7 +11,8 @@ const stepList = document.querySelector(".coach-steps");
 
 const SUITS = { C: "♣ clubs", D: "♦ diamonds", H: "♥ hearts", S: "♠ spades" };
 const RANKS = "23456789TJQKA";
-const RANK_NAMES = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
+// Cards are named as the table draws them: rank, then suit (A♣, 10♦).
+const RANK_NAMES = { T: "10" };
 
 // What the lesson has seen the person do (names as in the steps' list).
 const learnt = new Set();
