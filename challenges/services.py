@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
 from accounts.selectors import active_player
-from accounts.services import house_bot
+from accounts.services import house_bot, refuse_guest
 from challenges import selectors
 from challenges.models import Challenge, ChallengeSeat
 from core.errors import Conflict, DomainError, Invalid, NotAllowed, NotFound
@@ -146,6 +146,12 @@ def _open(
     """The challenge of ``players`` (by seat; the challenger among them), its ``challenge``
     lines sent to those who must answer. With nobody to answer (house bots only), the game
     starts at once."""
+    refuse_guest(challenger, doing="challenge players")
+    for player in players:
+        if player.is_guest:
+            raise NotAllowed(
+                "guests_may_not", f"'{player.username}' is a guest and plays no challenges."
+            )
     now = timezone.now()
     seconds = DEFAULT_EXPIRES_IN if expires_in is None else expires_in
     with transaction.atomic():

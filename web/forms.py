@@ -248,3 +248,19 @@ class ChallengeForm(forms.Form):
         if self.cleaned_data.get("max_hands") is not None:
             rules["max_hands"] = self.cleaned_data["max_hands"]
         return rules
+
+
+#: A short game against the computer: the classic rules over this many hands.
+SHORT_GAME_HANDS = 3
+
+
+class ComputerGameForm(forms.Form):
+    """``/play/computer``: a full classic game (until someone takes 12 tricks in a hand), or
+    a short one of :data:`SHORT_GAME_HANDS` hands."""
+
+    length = forms.ChoiceField(choices=[("full", "full"), ("short", "short")], required=False)
+
+    def rules(self) -> dict[str, Any]:
+        if self.cleaned_data.get("length") == "short":
+            return {"preset": "classic", "max_hands": SHORT_GAME_HANDS}
+        return {"preset": "classic"}

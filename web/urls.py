@@ -14,6 +14,7 @@ from web.views import (
     replay,
     rules,
     tournaments,
+    welcome,
 )
 from web.views.bots import my_bots
 from web.views.players import leaderboard, profile
@@ -26,6 +27,10 @@ urlpatterns = [
     path("logout", accounts.log_out, name="logout"),
     # The rules of the game
     path("rules", rules.rules, name="rules"),
+    # Playing at once: the lesson and a game against the computer (visitors as guests)
+    path("learn", welcome.learn, name="learn"),
+    path("play/computer", welcome.play_computer, name="play-computer"),
+    path("hints", welcome.hints, name="hints"),
     # Tables and games
     path("lobby", lobby.lobby, name="lobby"),
     path("tables/<int:table_id>/join", lobby.join, name="table-join"),

@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
-from accounts.services import house_bot, owned_bot
+from accounts.services import house_bot, owned_bot, refuse_guest
 from core.errors import Conflict, Invalid, NotFound
 from realtime import delivery
 from tournaments.models import Entrant, ForbiddenPair, Invitation, Tournament
@@ -91,6 +91,7 @@ def _check_limits(tournament: Tournament, player: Player) -> None:
 
 
 def _enter(tournament: Tournament, player: Player, name: str, is_house: bool) -> Entrant:
+    refuse_guest(player, doing="enter tournaments")
     if is_house:
         number = tournament.entrants.filter(player=player).count() + 1
         name = f"{name} #{number}"
