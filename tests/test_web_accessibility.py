@@ -52,7 +52,8 @@ WIDTHS = (DESKTOP, PHONE)
 @dataclass(frozen=True)
 class Visit:
     """One page to check: the path's name in web/urls.py (``not-found`` for an unknown path),
-    what it shows, who looks (``visitor``: nobody signed in; ``member``: ann; ``player``:
+    what it shows, who looks (``visitor``: nobody signed in; ``guest``: a visitor who becomes a
+    guest on the page; ``member``: ann; ``player``:
     the person to act in the game in play; ``dealer``: the dealer choosing a discard;
     ``seeker``: the person waiting for a quick-play seat), and its path, with the ids of
     :class:`World` filled in."""
@@ -72,6 +73,12 @@ def send_signup_with_mistakes(page: Page) -> None:
     page.wait_for_selector(".has-error")
 
 
+def start_the_lesson(page: Page) -> None:
+    page.click("[data-action=start-lesson]")
+    page.wait_for_selector("main[data-game-id]")
+    page.wait_for_function("() => document.querySelector('[data-testid=coach]').textContent")
+
+
 def open_resign_dialog(page: Page) -> None:
     page.click("[data-action=resign]")
     page.wait_for_selector("[data-testid=resign-dialog][open]")
@@ -84,6 +91,9 @@ VISITS = [
     Visit("signup", "sign up, with mistakes", "visitor", "/signup", send_signup_with_mistakes),
     Visit("login", "log in", "visitor", "/login?next=/lobby"),
     Visit("rules", "the rules", "visitor", "/rules"),
+    Visit("learn", "the lesson's start", "visitor", "/learn"),
+    Visit("learn", "the lesson, its coach", "guest", "/learn", start_the_lesson),
+    Visit("play-computer", "play the computer", "visitor", "/play/computer"),
     Visit("lobby", "the lobby", "member", "/lobby"),
     Visit("quickplay-seek", "waiting for a quick-play seat", "seeker", "/quickplay/{seek}"),
     Visit("game", "a game, the player to act", "player", "/games/{playing}"),
@@ -114,6 +124,7 @@ NOT_PAGES = {
     **dict.fromkeys(
         [
             "logout",
+            "hints",
             "table-join",
             "table-leave",
             "table-cancel",
@@ -357,7 +368,7 @@ def test_every_page_passes_axe_at_both_widths(
     assert AXE.exists(), f"axe-core is missing: `make browser` installs it ({AXE})"
     started = time.monotonic()
     world = build_world()
-    viewers = {"visitor": "", "member": "ann", **world.viewers}
+    viewers = {"visitor": "", "guest": "", "member": "ann", **world.viewers}
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     problems: list[str] = []
     pages: dict[str, Page] = {}
