@@ -24,7 +24,7 @@ from games.engine import Game as Engine
 from games.models import Game
 from games.tables import start_seated_game
 from notifications import live
-from notifications.selectors import waiting_on
+from notifications.selectors import CHUNK, waiting_on
 from realtime import delivery
 from realtime.delivery import feeds
 from tests.conftest import LiveServer
@@ -113,6 +113,9 @@ def test_it_lists_each_kind_of_item_for_its_person_only() -> None:
     assert [(n.kind, n.id) for n in found[bob.pk]] == (turn if to_act == bob.pk else [])
     assert [(n.kind, n.id) for n in found[cat.pk]] == [("challenge", challenge.pk)]
     assert found[olga.pk] == [] and found[annbot.pk] == []
+    # Read for many people at once (in more than one statement), the same.
+    many = waiting_on([*range(10**6, 10**6 + 2 * CHUNK), ann.pk])
+    assert many[ann.pk] == found[ann.pk] and len(many) == 2 * CHUNK + 1
 
 
 @pytest.mark.django_db
