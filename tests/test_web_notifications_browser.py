@@ -110,7 +110,7 @@ def test_a_member_is_told_by_the_bell_and_accepts_an_invitation_from_it(
     assert [state["count"] for state in log][:1] == [0] and log[-1]["count"] == 2
     assert not home.evaluate("() => performance.getEntriesByType('navigation').length > 1")
 
-    # The bell opens from the keyboard, and shows the invitation with its answers.
+    # The bell opens from the keyboard and shows the invitation, with its answers.
     home.focus(f"{BELL} > summary")
     home.keyboard.press("Enter")
     assert home.locator(BELL).evaluate("bell => bell.open") is True
@@ -125,6 +125,11 @@ def test_a_member_is_told_by_the_bell_and_accepts_an_invitation_from_it(
     )
     assert len(set(tops)) == 1, tops
     home.set_viewport_size({"width": 1280, "height": 900})
+    # Escape closes it and leaves the focus on it; Enter opens it again.
+    home.keyboard.press("Escape")
+    assert home.locator(BELL).evaluate("bell => bell.open") is False
+    home.keyboard.press("Enter")
+    assert home.locator(BELL).evaluate("bell => bell.open") is True
 
     # She accepts from the bell: entered, and back on the page she was on.
     home.click(f"{item} [data-action=accept]")

@@ -2,7 +2,8 @@
 // GET /notifications/live (Server-Sent Events), which carries the signed-in person's own
 // bell only, rendered once on the server for all of that person's pages, and puts it in
 // place, open if it was open. It is rendered without a request, so its forms get the page's
-// CSRF token and return path here. Without EventSource the bell stays as loaded.
+// CSRF token and return path here. Without EventSource the bell stays as loaded. Escape, or a
+// click elsewhere, closes it.
 
 const csrf = document.querySelector('meta[name="csrf-token"]')?.content;
 
@@ -38,3 +39,14 @@ if (first?.dataset.streamUrl && typeof EventSource === "function") {
     if (focused) next.querySelector("summary").focus();
   });
 }
+
+document.addEventListener("keydown", (event) => {
+  const bell = document.getElementById("notifications");
+  if (event.key !== "Escape" || !bell?.open) return;
+  bell.open = false;
+  bell.querySelector("summary").focus();
+});
+document.addEventListener("click", (event) => {
+  const bell = document.getElementById("notifications");
+  if (bell?.open && !bell.contains(event.target)) bell.open = false;
+});
