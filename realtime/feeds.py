@@ -431,7 +431,7 @@ class PersonalList(Generic[M]):
     person's channel (``hub.person_channel``), with one audience, the person's pages.
 
     ``marks(keys)`` gives, for each of these people, what their list shows that may change,
-    in a few small queries for them all (the process's look compares their fingerprints);
+    in one or a few statements for them all (the process's look compares their fingerprints);
     ``render(key, marks, version)`` the list's HTML from the person's marks (None: the
     person no longer exists). The list is read and rendered once per change for all the
     person's pages. A message: ``id:`` the list's mark, ``event: change``, ``data:

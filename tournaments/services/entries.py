@@ -18,6 +18,7 @@ from tournaments.services.changes import (
     locked,
     require_organiser,
     require_registering,
+    wake_people,
 )
 
 
@@ -72,8 +73,7 @@ def _answer(invitation: Invitation, status: str) -> None:
     invitation.save(update_fields=["status", "answered_at"])
     # It no longer waits on whoever answers it (their notifications).
     player = invitation.player
-    recipient = answerer_id(player_id=player.pk, is_bot=player.is_bot, owner_id=player.owner_id)
-    delivery.wake_on_commit([delivery.person_channel(recipient)])
+    wake_people([answerer_id(player_id=player.pk, is_bot=player.is_bot, owner_id=player.owner_id)])
 
 
 def _check_limits(tournament: Tournament, player: Player) -> None:
@@ -184,7 +184,7 @@ def _invite(tournament: Tournament, actor: Player, player: Player) -> Invitation
     invitation = Invitation.objects.create(tournament=tournament, player=player, invited_by=actor)
     recipient = answerer_id(player_id=player.pk, is_bot=player.is_bot, owner_id=player.owner_id)
     delivery.send([recipient], type="tournament_invite", payload=invitation_line(invitation))
-    delivery.wake_on_commit([delivery.person_channel(recipient)])
+    wake_people([recipient])
     audit(tournament, actor, "entrant_invited", player=player.username)
     return invitation
 
