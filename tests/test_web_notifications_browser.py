@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from playwright.sync_api import BrowserContext, Page
+from playwright.sync_api import BrowserContext
 
 from accounts.models import Player
 from accounts.services import register_player
@@ -40,10 +40,11 @@ new MutationObserver(() => {
 """
 
 
-def turn_version(page: Page, game_id: int) -> int | None:
-    """The version of the game's turn item in the page's bell (None: no such item)."""
-    found = page.locator(f'{BELL} li[data-kind="turn"][data-id="{game_id}"]')
-    return int(found.get_attribute("data-version") or 0) if found.count() else None
+#: Makes the page hidden (True) or shown (False), as a tab in the background or brought back.
+VISIBILITY = """hidden => {
+  Object.defineProperty(document, "hidden", {value: hidden, configurable: true});
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
 
 
 def hers(game: Game, player: Player) -> bool:
@@ -98,14 +99,19 @@ def test_a_member_is_told_by_the_bell_and_accepts_an_invitation_from_it(
         )
     assert home.evaluate("() => document.getElementById('notifications').dataset.count") == "1"
 
-    # An organiser invites her to a tournament: the bells count it, without a reload.
+    # An organiser invites her to a tournament: the bell counts it, without a reload; the
+    # table's tab, hidden meanwhile, holds no stream, and catches up once shown again.
+    table_page.evaluate(VISIBILITY, True)
     orla = register_player("orla", password=PASSWORD)[0]
     cup = new_tournament(orla, [], name="Friday cup")
     invitation = entries.add_entrant(orla, tournament_id=cup.pk, username="bella")
     item = f'{BELL} li[data-kind="invitation"][data-id="{invitation.pk}"]'
-    for page in (table_page, home):
-        page.wait_for_selector(item, state="attached")
+    home.wait_for_selector(item, state="attached")
     home.wait_for_function("() => document.getElementById('notifications').dataset.count === '2'")
+    table_page.wait_for_timeout(1_000)
+    assert table_page.locator(item).count() == 0
+    table_page.evaluate(VISIBILITY, False)
+    table_page.wait_for_selector(item, state="attached")
     log = home.evaluate("() => window.__bells")
     assert [state["count"] for state in log][:1] == [0] and log[-1]["count"] == 2
     assert not home.evaluate("() => performance.getEntriesByType('navigation').length > 1")

@@ -23,13 +23,20 @@ function prepare(bell) {
   });
 }
 
-const first = document.getElementById("notifications");
-if (first?.dataset.streamUrl && typeof EventSource === "function") {
-  const query = new URLSearchParams({ after: first.dataset.version || "" });
-  const source = new EventSource(`${first.dataset.streamUrl}?${query}`);
+// A hidden tab lets go of its stream, and takes it up again when shown (sent the bell if
+// it changed meanwhile): browsers keep a few connections per site for all its tabs, so
+// tabs left open in the background must not hold them.
+let source = null;
+let version = document.getElementById("notifications")?.dataset.version || "";
+
+function follow() {
+  const bell = document.getElementById("notifications");
+  if (source || !bell?.dataset.streamUrl || typeof EventSource !== "function") return;
+  source = new EventSource(`${bell.dataset.streamUrl}?${new URLSearchParams({ after: version })}`);
   source.addEventListener("change", (event) => {
-    const { html } = JSON.parse(event.data);
-    const next = new DOMParser().parseFromString(html, "text/html").getElementById("notifications");
+    const data = JSON.parse(event.data);
+    version = String(data.version);
+    const next = new DOMParser().parseFromString(data.html, "text/html").getElementById("notifications");
     const shown = document.getElementById("notifications");
     if (!next || !shown) return;
     prepare(next);
@@ -39,6 +46,14 @@ if (first?.dataset.streamUrl && typeof EventSource === "function") {
     if (focused) next.querySelector("summary").focus();
   });
 }
+
+function letGo() {
+  source?.close();
+  source = null;
+}
+
+document.addEventListener("visibilitychange", () => (document.hidden ? letGo() : follow()));
+if (!document.hidden) follow();
 
 document.addEventListener("keydown", (event) => {
   const bell = document.getElementById("notifications");
