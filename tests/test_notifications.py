@@ -262,24 +262,44 @@ def test_one_feed_serves_all_of_a_persons_pages_and_no_one_elses() -> None:
     assert asyncio.run(follow_twice()) == (2, 1, 2)
 
 
-def woken_by(change: Callable[[], object], people: list[Player]) -> set[str]:
-    """Which of these people's person channels ``change`` woke (this process's hub)."""
+@pytest.fixture
+def woken_by(
+    django_capture_on_commit_callbacks: Any,
+) -> Callable[[Callable[[], object], list[Player]], set[str]]:
+    """Which of these people's person channels a change woke (this process's hub). The
+    change stays in the test's transaction, which its callbacks see committed: no other
+    process (the worker that moves tournaments on) sees it and acts on it meanwhile. It runs
+    off the waiters' loop, on the test's own database connection."""
 
-    async def run() -> set[str]:
+    def woken(change: Callable[[], object], people: list[Player]) -> set[str]:
+        loop = asyncio.new_event_loop()
         with contextlib.ExitStack() as stack:
-            waiters = {
-                p.username: stack.enter_context(delivery.listening(delivery.person_channel(p.pk)))
-                for p in people
-            }
-            await asyncio.to_thread(change)
-            await asyncio.sleep(0.05)
-            return {name for name, waiter in waiters.items() if waiter.event.is_set()}
 
-    return asyncio.run(run())
+            async def listen() -> dict[str, Any]:
+                return {
+                    p.username: stack.enter_context(
+                        delivery.listening(delivery.person_channel(p.pk))
+                    )
+                    for p in people
+                }
+
+            try:
+                waiters = loop.run_until_complete(listen())
+                with django_capture_on_commit_callbacks(execute=True):
+                    change()
+                loop.run_until_complete(asyncio.sleep(0.05))  # the wake-ups it was handed
+                return {name for name, waiter in waiters.items() if waiter.event.is_set()}
+            finally:
+                stack.close()
+                loop.close()
+
+    return woken
 
 
-@pytest.mark.django_db(transaction=True)
-def test_each_change_wakes_the_notifications_of_those_it_concerns_only() -> None:
+@pytest.mark.django_db
+def test_each_change_wakes_the_notifications_of_those_it_concerns_only(
+    woken_by: Callable[[Callable[[], object], list[Player]], set[str]],
+) -> None:
     ann, bob, cat, dan = (person(n) for n in ("kann", "kbob", "kcat", "kdan"))
     annbot, _ = create_bot_player(ann, username="kannbot")
     everyone = [ann, bob, cat, dan]
