@@ -10,6 +10,7 @@ from web.views import (
     games,
     home,
     lobby,
+    notifications,
     quickplay,
     replay,
     rules,
@@ -25,6 +26,8 @@ urlpatterns = [
     path("signup", accounts.signup, name="signup"),
     path("login", accounts.log_in, name="login"),
     path("logout", accounts.log_out, name="logout"),
+    # What waits on the person: the bell's live part
+    path("notifications/live", notifications.notifications_live, name="notifications-live"),
     # The rules of the game
     path("rules", rules.rules, name="rules"),
     # Playing at once: the lesson and a game against the computer (visitors as guests)

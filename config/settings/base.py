@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "challenges",
     "quickplay",
     "arena",
+    "notifications",
     "health",
     "web",  # the web pages: on top of every other app, and imported by none
     "config.apps.WiringConfig",  # connects the apps to each other (config/wiring.py)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from django.contrib.auth import login, logout
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
@@ -15,15 +14,7 @@ from accounts.models import Player
 from core.errors import DomainError
 from web.forms import LoginForm, SignupForm, add_domain_errors
 from web.people import mark_new_person, signed_in
-
-
-def _next_page(request: HttpRequest) -> str:
-    wanted = request.POST.get("next") or request.GET.get("next") or "/"
-    if url_has_allowed_host_and_scheme(
-        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return wanted
-    return "/"
+from web.returns import return_path
 
 
 def start_session(request: HttpRequest, player: Player) -> None:
@@ -63,12 +54,12 @@ def signup(request: HttpRequest) -> HttpResponse:
                 services.close_browser_session(token_id=request.session.get(SESSION_TOKEN_KEY))
             start_session(request, player)
             mark_new_person(request)
-            return HttpResponseRedirect(_next_page(request))
+            return HttpResponseRedirect(return_path(request, "/"))
     status = 400 if form.errors else 200
     return render(
         request,
         "web/accounts/signup.html",
-        {"form": form, "next": _next_page(request), "guest": guest},
+        {"form": form, "next": return_path(request, "/"), "guest": guest},
         status=status,
     )
 
@@ -90,12 +81,12 @@ def log_in(request: HttpRequest) -> HttpResponse:
             form.add_error("password", error.message)
         else:
             start_session(request, player)
-            return HttpResponseRedirect(_next_page(request))
+            return HttpResponseRedirect(return_path(request, "/"))
     status = 400 if form.errors else 200
     return render(
         request,
         "web/accounts/login.html",
-        {"form": form, "next": _next_page(request)},
+        {"form": form, "next": return_path(request, "/")},
         status=status,
     )
 
