@@ -215,6 +215,8 @@ class MuteView(APIView):
 
 
 class GameChatLiveDoc(APIView):
+    permission_classes = [IsAuthenticated]  # what the stream checks itself (the schema's)
+
     @extend_schema(
         operation_id="games_chat_live",
         parameters=[CHANNEL, *RESUME],
@@ -236,6 +238,8 @@ class GameChatLiveDoc(APIView):
 
 
 class TournamentChatLiveDoc(APIView):
+    permission_classes = [IsAuthenticated]
+
     @extend_schema(
         operation_id="tournaments_chat_live", parameters=RESUME, responses=STREAM_RESPONSES
     )

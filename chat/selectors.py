@@ -84,20 +84,6 @@ def game_access(viewer: Player, game_id: int, channel: str) -> Access:
     return Access(Room.Kind.SPECTATORS, game_id=game.pk)
 
 
-def game_rooms_readable(viewer: Player | None, game: Game) -> list[str]:
-    """The game's rooms ``viewer`` may read (for its page), players' first."""
-    if viewer is None:
-        return []
-    readable = []
-    for channel in CHANNELS:
-        try:
-            game_access(viewer, game.pk, channel)
-        except DomainError:
-            continue
-        readable.append(channel)
-    return readable
-
-
 def _duplicate_round_playing(tournament: Tournament) -> bool:
     return (
         tournament.duplicate
@@ -192,3 +178,36 @@ def changes_after(room_id: int, version: int) -> tuple[list[dict[str, Any]], lis
 
 def room_versions(room_ids: list[int]) -> dict[int, int]:
     return dict(Room.objects.filter(pk__in=room_ids).values_list("pk", "version"))
+
+
+@dataclass(frozen=True)
+class PageRoom:
+    """A room a page shows its reader: its name (a game's channel, or ``tournament``) and
+    why the reader may not write there (None: it may)."""
+
+    name: str
+    refusal: str | None
+
+
+def game_page_rooms(viewer: Player | None, game_id: int) -> list[PageRoom]:
+    """The game's rooms ``viewer`` may read, players' first (none for a visitor)."""
+    if viewer is None:
+        return []
+    rooms = []
+    for channel in CHANNELS:
+        try:
+            access = game_access(viewer, game_id, channel)
+        except DomainError:
+            continue
+        refusal = access.post_refusal.message if access.post_refusal is not None else None
+        rooms.append(PageRoom(channel, refusal))
+    return rooms
+
+
+def tournament_page_rooms(viewer: Player | None, tournament_id: int) -> list[PageRoom]:
+    """The tournament's room, if ``viewer`` is signed in."""
+    if viewer is None:
+        return []
+    access = tournament_access(viewer, tournament_id)
+    refusal = access.post_refusal.message if access.post_refusal is not None else None
+    return [PageRoom(Room.Kind.TOURNAMENT, refusal)]
