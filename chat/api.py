@@ -25,7 +25,6 @@ from api.strict import INT32_MAX
 from chat import live, selectors, services
 from chat.serializers import (
     ChatMessageSerializer,
-    ChatPostDocSerializer,
     ChatPostSerializer,
     MutedSerializer,
 )
@@ -115,13 +114,13 @@ class GameChatView(APIView):
     @extend_schema(
         operation_id="games_chat_post",
         parameters=[CHANNEL],
-        request=ChatPostDocSerializer,
+        request=ChatPostSerializer,
         responses=POST_RESPONSES,
     )
     def post(self, request: Request, game_id: int) -> Response:
         """Post to a game's chat room.
 
-        `{text}`: at most 500 characters once trimmed (400 `chat_too_long`, `chat_empty`).
+        `{text}`: 1 to 500 characters once trimmed (else 400 `invalid` naming `text`).
         Who may read a room writes in it (staff only read the players' room): else 403
         `chat_not_allowed`. A few messages at once, then one every few seconds: 429
         `chat_rate_limited` with `Retry-After`. → 201 the message, sent to the room's live
@@ -145,7 +144,7 @@ class TournamentChatView(APIView):
 
     @extend_schema(
         operation_id="tournaments_chat_post",
-        request=ChatPostDocSerializer,
+        request=ChatPostSerializer,
         responses=POST_RESPONSES,
     )
     def post(self, request: Request, tournament_id: int) -> Response:

@@ -6,6 +6,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from api.strict import StrictSerializer
+
 
 class ChatMessageSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
@@ -18,20 +20,10 @@ class ChatMessageSerializer(serializers.Serializer[Any]):
     created_at = serializers.DateTimeField()
 
 
-class ChatPostSerializer(serializers.Serializer[Any]):
-    """What the view reads: the text as sent (the service trims and measures it)."""
-
-    text = serializers.CharField(allow_blank=True, trim_whitespace=False)
-
-
-class ChatPostDocSerializer(serializers.Serializer[Any]):
-    """What the schema says of a message to post: some text that is not only spaces, at
-    most 500 characters."""
-
-    text = serializers.RegexField(r"\S", max_length=500)
-
-    class Meta:
-        ref_name = "ChatPost"
+class ChatPostSerializer(StrictSerializer):
+    text = serializers.CharField(
+        max_length=500, help_text="at most 500 characters, trimmed of surrounding spaces"
+    )
 
 
 class MutedSerializer(serializers.Serializer[Any]):

@@ -26,16 +26,22 @@ MAX_LENGTH = 500
 def _text(text: str) -> str:
     cleaned = text.strip()
     if not cleaned:
-        raise Invalid("chat_empty", "A message needs some text.", fields={"text": ["Empty."]})
+        message = "A message needs some text."
+        raise Invalid("invalid", message, fields={"text": [message]})
     if len(cleaned) > MAX_LENGTH:
         message = f"A message is at most {MAX_LENGTH} characters."
-        raise Invalid("chat_too_long", message, fields={"text": [message]})
+        raise Invalid("invalid", message, fields={"text": [message]})
     return cleaned
 
 
+def rate_key(player_id: int) -> str:
+    """The rate limit's key of a person's messages (all their rooms together)."""
+    return f"chat:{player_id}"
+
+
 def _take_turn(author: Player) -> None:
-    """Count one message against ``author``'s chat bucket (all rooms together)."""
-    wait = ratelimit.hit(f"chat:{author.pk}", settings.CHAT_BURST, settings.CHAT_WINDOW_SECONDS)
+    """Count one message against ``author``'s chat bucket."""
+    wait = ratelimit.hit(rate_key(author.pk), settings.CHAT_BURST, settings.CHAT_WINDOW_SECONDS)
     if wait is not None:
         raise RateLimited(
             "chat_rate_limited",
@@ -74,7 +80,7 @@ def post_message(
     tournament_id: int | None = None,
 ) -> Message:
     """Post ``text`` to a game's room ``channel`` or to a tournament's room. Refuses with
-    NotAllowed (``chat_not_allowed``), Invalid (``chat_empty``, ``chat_too_long``),
+    NotAllowed (``chat_not_allowed``), Invalid (no text, or too long),
     RateLimited (``chat_rate_limited``), NotFound, or Conflict (``deals_embargoed``)."""
     if game_id is not None:
         assert channel is not None

@@ -107,9 +107,11 @@ def test_the_text_is_kept_as_written_within_its_length(api_server: LiveServer) -
     game_id = start_table(ann, [bob, cat])
     path = chat(game_id, "players")
 
-    error_of(ann.post(path, json={"text": "x" * 501}), 400, "chat_too_long")
-    error_of(ann.post(path, json={"text": "   "}), 400, "chat_empty")
+    too_long = error_of(ann.post(path, json={"text": "x" * 501}), 400, "invalid")
+    assert "text" in too_long["fields"]
+    assert "text" in error_of(ann.post(path, json={"text": "   "}), 400, "invalid")["fields"]
     error_of(ann.post(path, json={}), 400, "invalid")
+    error_of(ann.post(path, json={"text": "hi", "to": "bob"}), 400, "invalid")
     error_of(ann.post(f"/games/{game_id}/chat", json={"text": "hi"}), 400, "invalid")
     assert ann.ok("POST", path, 201, json={"text": "y" * 500})["text"] == "y" * 500
     markup = '<script>alert("x")</script> see https://example.com'
