@@ -182,11 +182,13 @@ def room_versions(room_ids: list[int]) -> dict[int, int]:
 
 @dataclass(frozen=True)
 class PageRoom:
-    """A room a page shows its reader: its name (a game's channel, or ``tournament``) and
-    why the reader may not write there (None: it may)."""
+    """A room a page shows its reader: its name (a game's channel, or ``tournament``), why
+    the reader may not write there (None: it may), and whether it opens only once the game
+    is over (a player's spectators' room: the page offers it when it sees the end)."""
 
     name: str
     refusal: str | None
+    after_the_game: bool = False
 
 
 def game_page_rooms(viewer: Player | None, game_id: int) -> list[PageRoom]:
@@ -201,6 +203,8 @@ def game_page_rooms(viewer: Player | None, game_id: int) -> list[PageRoom]:
             continue
         refusal = access.post_refusal.message if access.post_refusal is not None else None
         rooms.append(PageRoom(channel, refusal))
+    if [room.name for room in rooms] == ["players"]:
+        rooms.append(PageRoom("spectators", None, after_the_game=True))
     return rooms
 
 

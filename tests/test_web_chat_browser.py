@@ -74,7 +74,8 @@ def test_two_players_chat_at_a_table_while_the_spectators_chat_apart(
 ) -> None:
     ann, bob, sam, mod = (register(site, f"webchat{n}") for n in ("ann", "bob", "sam", "mod"))
     edit(mod.username, is_staff=True)
-    table = ann.ok("POST", "/tables", 201, json={"rules": "classic", "move_seconds": 600})
+    rules = {"preset": "classic", "max_hands": 1}
+    table = ann.ok("POST", "/tables", 201, json={"rules": rules, "move_seconds": 600})
     bob.ok("POST", f"/tables/{table['id']}/join", json={})
     game = ann.ok("POST", f"/tables/{table['id']}/bots", json={"bot": "house:random"})["game"]
     pages = {}
@@ -93,7 +94,7 @@ def test_two_players_chat_at_a_table_while_the_spectators_chat_apart(
     expect(shown(a, "Good luck!")).to_be_visible()
     for player in (a, b):
         assert "the rail says" not in player.content()
-        expect(player.locator(f"{CHAT} .chat-tabs")).to_have_count(0)  # no other room
+        expect(player.locator(f'{CHAT} button[data-room="spectators"]')).to_be_hidden()
     assert "Hello bob" not in s.content()
     expect(s.locator(f"{CHAT} .chat-log")).not_to_contain_text("Good luck!")
 
@@ -137,6 +138,20 @@ def test_two_players_chat_at_a_table_while_the_spectators_chat_apart(
 
     screenshots(a, "chat-table-player")
     screenshots(s, "chat-table-spectator")
+
+    # Once the game is over (both resign: house bots finish it), the players' pages offer
+    # the spectators' room, without a reload; the spectators' page still has its own only.
+    ann.ok("POST", f"/games/{game}/resign", json={})
+    bob.ok("POST", f"/games/{game}/resign", json={})
+    rail_tab = a.locator(f'{CHAT} button[data-room="spectators"]')
+    expect(rail_tab).to_be_visible(timeout=60_000)
+    rail_tab.click()
+    expect(shown(a, "the rail says ann has the ace")).to_be_visible()
+    expect(a.locator(f"{CHAT} {MESSAGE}")).to_have_count(1)
+    say(a, "I did have it")
+    expect(shown(s, "I did have it")).to_be_visible()
+    assert "Hello bob" not in s.content()
+    screenshots(a, "chat-table-after-the-game")
     # On a phone the input, the send button and a quick phrase fit the screen's width.
     a.set_viewport_size(PHONE)  # type: ignore[arg-type]
     for part in (INPUT, f"{CHAT} .chat-form button", f'{CHAT} button[data-phrase="Thanks!"]'):

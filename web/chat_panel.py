@@ -31,10 +31,12 @@ def _panel(viewer: Player | None, rooms: list[selectors.PageRoom], base: str) ->
                 "api": f"{base}/chat{query}",
                 "live": f"{base}/chat/live{query}",
                 "refusal": room.refusal,
+                "after_the_game": room.after_the_game,
             }
         )
     return {
         "rooms": shown,
+        "open_rooms": sum(not room.after_the_game for room in rooms),
         "me": viewer.username if viewer is not None else None,
         "staff": bool(viewer is not None and viewer.is_staff),
         "muted": selectors.muted_usernames(viewer) if viewer is not None else [],

@@ -6,6 +6,8 @@
 //   account was a day old) shows its http(s) links as links, rel="nofollow noopener".
 // - Muted authors' messages are hidden here (the stream carries every message); the API's
 //   lists leave them out. Staff get a delete button on each message.
+// - A player's spectators' room opens once the game is over: its tab is shown when the
+//   table (table.js's, which this script does not touch) says the game has finished.
 // - Requests go with the session cookie and the CSRF token: no API key in the page.
 
 const panel = document.querySelector('[data-testid="chat"]');
@@ -198,6 +200,22 @@ function setUp(panel) {
     const text = input.value;
     if (await send(text)) input.value = "";
   });
+
+  // A room offered once the game is over: shown when the table's status says so.
+  const tabs = panel.querySelector(".chat-tabs");
+  if (panel.querySelector("template[data-after-the-game]")) {
+    const ended = () => document.querySelector("main[data-game-id]")?.dataset.status === "finished";
+    const offer = () => {
+      if (!ended()) return false;
+      tabs.querySelectorAll("button[hidden]").forEach((b) => { b.hidden = false; });
+      tabs.hidden = false;
+      return true;
+    };
+    if (!offer()) {
+      const watcher = new MutationObserver(() => { if (offer()) watcher.disconnect(); });
+      watcher.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-status"] });
+    }
+  }
 
   showMuted();
   open(rooms[0].room);
