@@ -3,7 +3,8 @@
 The rooms and their rules (docs/api.md "Chat"):
 
 * **A game's players' room**: its seated players (whatever plays their seat now) read and
-  write it, during the game and after; staff read it (to moderate). Nobody else sees it.
+  write it, during the game and after; staff read it (to moderate), unless a duplicate
+  round keeps the game to its own seats. Nobody else sees it.
 * **A game's spectators' room**: everyone signed in who is not seated reads and writes it.
   Its players may not read it while the game is being played (nobody feeds a player
   information from the rail); once the game has ended they read and write it too. While a
@@ -11,8 +12,8 @@ The rooms and their rules (docs/api.md "Chat"):
   the game is (409 ``deals_embargoed``).
 * **A tournament's room**: everyone signed in reads it; its entrants (an entered account, or
   the owner of an entered bot), its organisers and staff write it. While a round of a
-  duplicate tournament is being played, only organisers and staff write it: entrants who have
-  finished a board could otherwise tell the others its cards.
+  duplicate tournament is being played, its entrants do not (organisers who entered
+  included): one who has finished a board could otherwise tell the others its cards.
 
 A person's muted authors are left out of what that person reads (``messages``); the live
 stream carries every message of a room, with its author, and the page hides the muted ones.
@@ -73,7 +74,9 @@ def game_access(viewer: Player, game_id: int, channel: str) -> Access:
     if channel == Room.Kind.PLAYERS:
         if seated:
             return Access(Room.Kind.PLAYERS, game_id=game.pk)
-        if viewer.is_staff:
+        if viewer.is_staff:  # to moderate; not while other tables play these deals
+            if games.deals_embargoed(game):
+                raise games.embargo_refusal()
             refusal = not_allowed("Only the game's players write in its players' chat.")
             return Access(Room.Kind.PLAYERS, game_id=game.pk, post_refusal=refusal)
         raise not_allowed("The players' chat is for the game's players.")
@@ -95,16 +98,13 @@ def tournament_access(viewer: Player, tournament_id: int) -> Access:
     """The access ``viewer`` has to a tournament's room (any signed-in person reads it)."""
     tournament = tournaments.tournament(tournament_id)
     refusal = None
-    if not viewer.is_staff and not tournaments.is_organiser(tournament, viewer):
-        entered = Entrant.objects.filter(
-            Q(player=viewer) | Q(player__owner=viewer), tournament=tournament
-        ).exists()
-        if not entered:
-            refusal = not_allowed("Only the tournament's entrants and organisers write here.")
-        elif _duplicate_round_playing(tournament):
-            refusal = not_allowed(
-                "While a duplicate round is being played, only the organisers write here."
-            )
+    entered = Entrant.objects.filter(
+        Q(player=viewer) | Q(player__owner=viewer), tournament=tournament
+    ).exists()
+    if entered and _duplicate_round_playing(tournament):
+        refusal = not_allowed("While a duplicate round is being played, its players wait to talk.")
+    elif not (entered or viewer.is_staff or tournaments.is_organiser(tournament, viewer)):
+        refusal = not_allowed("Only the tournament's entrants and organisers write here.")
     return Access(Room.Kind.TOURNAMENT, tournament_id=tournament.pk, post_refusal=refusal)
 
 

@@ -204,17 +204,27 @@ def test_a_duplicate_round_closes_the_room_to_entrants_and_the_rail(
     api_server: LiveServer,
 ) -> None:
     url = api_server.url
-    org = register(url, "chatd")
-    entrants = [register(url, f"chatd{i}") for i in range(3)]
+    org, helper, mod = (register(url, f"chatd{n}") for n in ("org", "helper", "mod"))
+    edit(mod.username, is_staff=True)
+    entrants = [register(url, f"chatd{i}") for i in range(2)]
     body = {"name": "Dup cup", "format": "swiss", "rounds": 1, "duplicate": True}
     tournament_id = org.ok("POST", "/tournaments", 201, json=body)["id"]
-    for entrant in entrants:
+    org.ok(
+        "POST", f"/tournaments/{tournament_id}/organisers", 201, json={"username": "chatdhelper"}
+    )
+    for entrant in [org, *entrants]:  # the organiser plays too
         entrant.ok("POST", f"/tournaments/{tournament_id}/register", 201)
     org.ok("POST", f"/tournaments/{tournament_id}/start")
     path = f"/tournaments/{tournament_id}/chat"
 
-    error_of(entrants[0].post(path, json={"text": "board 1 is wild"}), 403, "chat_not_allowed")
-    org.ok("POST", path, 201, json={"text": "round 1 is on"})
+    for entrant in [org, *entrants]:
+        refused = entrant.post(path, json={"text": "board 1 is wild"})
+        error_of(refused, 403, "chat_not_allowed")
+    helper.ok("POST", path, 201, json={"text": "round 1 is on"})
+    mod.ok("POST", path, 201, json={"text": "play fair"})
+    assert texts(entrants[1], path) == ["play fair", "round 1 is on"]
     game_id = org.ok("GET", f"/tournaments/{tournament_id}/rounds/1")["tables"][0]["game"]
-    error_of(org.get(chat(game_id, "spectators")), 409, "deals_embargoed")
+    for onlooker in (helper, mod):
+        error_of(onlooker.get(chat(game_id, "spectators")), 409, "deals_embargoed")
+    error_of(mod.get(chat(game_id, "players")), 409, "deals_embargoed")
     entrants[0].ok("POST", chat(game_id, "players"), 201, json={"text": "gl"})
