@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
+import httpx
 import pytest
 from django.utils import timezone
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -84,6 +85,8 @@ def test_two_players_chat_at_a_table_while_the_spectators_chat_apart(
         page.goto(f"{site}/games/{game}")
         expect(page.locator(CHAT)).to_be_visible()
     a, b, s, m = (pages[who.username] for who in (ann, bob, sam, mod))
+    visitor = httpx.get(f"{site}/games/{game}").text
+    assert 'data-testid="chat"' in visitor and "to chat" in visitor
 
     # The spectator speaks first; then the players: neither room shows the other's words.
     say(s, "the rail says ann has the ace")

@@ -1,7 +1,8 @@
 // The chat panel of a game's page and a tournament's (web/templates/web/chat/_panel.html).
 // - One room at a time: its live stream (/api/v1/.../chat/live, Server-Sent Events) brings
 //   its newest messages first (`reset`), then each message posted or deleted; EventSource
-//   resumes by itself with Last-Event-ID. Without EventSource, the room is read every 5 s.
+//   resumes by itself with Last-Event-ID. Without EventSource, or once it gives up, the room
+//   is read every 5 s.
 // - Text is put in as text, never as HTML; a message whose `links` is true (its author's
 //   account was a day old) shows its http(s) links as links, rel="nofollow noopener".
 // - Muted authors' messages are hidden here (the stream carries every message); the API's
@@ -116,9 +117,18 @@ function setUp(panel) {
 
   async function readOnce() {
     const response = await fetch(room.api, { credentials: "same-origin", cache: "no-store" });
-    if (!response.ok) return;
+    if (!response.ok) {
+      const refused = await response.json().catch(() => null);
+      say(refused?.error?.message ?? "");
+      return;
+    }
     const body = await response.json();
     apply({ reset: true, messages: body.results.slice().reverse(), deleted: [] });
+  }
+
+  function readEvery() {
+    readOnce();
+    return setInterval(readOnce, POLL_MS);
   }
 
   function open(name) {
@@ -135,11 +145,15 @@ function setUp(panel) {
       b.setAttribute("aria-pressed", String(b.dataset.room === room.room));
     });
     if ("EventSource" in window) {
-      source = new EventSource(room.live);
-      source.addEventListener("chat", (event) => apply(JSON.parse(event.data)));
+      const opened = new EventSource(room.live);
+      source = opened;
+      opened.addEventListener("chat", (event) => apply(JSON.parse(event.data)));
+      // Refused, or a proxy that breaks streams: EventSource gives up; read the room instead.
+      opened.addEventListener("error", () => {
+        if (opened.readyState === EventSource.CLOSED && source === opened) poll = readEvery();
+      });
     } else {
-      readOnce();
-      poll = setInterval(readOnce, POLL_MS);
+      poll = readEvery();
     }
   }
 
