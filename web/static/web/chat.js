@@ -86,7 +86,7 @@ function setUp(panel) {
       tools.append(button("Mute", "mute", message.author, `Mute ${message.author}`));
     }
     if (staff) tools.append(button("Delete", "delete", message.id, `Delete this message of ${message.author}`));
-    if (tools.childNodes.length) li.append(tools);
+    if (tools.childNodes.length) li.prepend(tools); // floated right, beside the first line
     log.append(li);
     while (log.children.length > KEPT) log.firstElementChild.remove();
     if (atBottom || message.author === me) log.scrollTop = log.scrollHeight;
