@@ -21,4 +21,5 @@ urlpatterns = [
     path("", include("quickplay.urls")),
     path("", include("arena.urls")),
     path("", include("notifications.urls")),
+    path("", include("chat.urls")),
 ]

@@ -29,6 +29,7 @@ from django.utils import timezone
 from realtime import feeds, hub
 from realtime.hub import (
     Waiter,
+    chat_channel,
     game_channel,
     game_of_channel,
     hears_changes_elsewhere,
@@ -48,6 +49,7 @@ __all__ = [
     "TokenWatch",
     "Waiter",
     "announce_on_commit",
+    "chat_channel",
     "feeds",
     "game_channel",
     "game_of_channel",

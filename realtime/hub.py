@@ -89,6 +89,11 @@ def person_channel(player_id: int) -> str:
     return f"{CHANNEL_PREFIX}person:{player_id}"
 
 
+def chat_channel(room_id: int) -> str:
+    """A chat room's: every message posted or deleted in it wakes it."""
+    return f"{CHANNEL_PREFIX}chat:{room_id}"
+
+
 def lobby_channel() -> str:
     """Woken when a game starts or ends: the list of the games being played changed."""
     return f"{CHANNEL_PREFIX}lobby"

@@ -545,6 +545,35 @@ ROWS: dict[tuple[str, str], Row] = {
         challenge_from("ann", "/cancel"),
         "- x 200 200 S 403/not_challenger 403/not_challenger -",
     ),
+    # Chat: Ann and her bot are seated in the world's game, Olga is not; Ann organises the
+    # world's tournament, Olga entered it, the bot did neither; nobody is staff.
+    ("GET", G + "/chat"): Row(
+        fixed("/games/{game}/chat?channel=players"), "- x 200 200 200 200 403/chat_not_allowed -"
+    ),
+    ("POST", G + "/chat"): Row(
+        fixed("/games/{game}/chat?channel=players", {"text": "good luck"}),
+        "- x 201 201 S 201 403/chat_not_allowed -",
+    ),
+    ("GET", G + "/chat/live"): Row(
+        fixed("/games/{game}/chat/live?channel=players"),
+        "- x 200 200 200 200 403/chat_not_allowed -",
+    ),
+    ("GET", T + "/chat"): Row(fixed("/tournaments/{tournament}/chat"), ANY_TOKEN),
+    ("POST", T + "/chat"): Row(
+        fixed("/tournaments/{tournament}/chat", {"text": "have fun"}),
+        "- x 201 201 S 403/chat_not_allowed 201 -",
+    ),
+    ("GET", T + "/chat/live"): Row(fixed("/tournaments/{tournament}/chat/live"), ANY_TOKEN),
+    ("DELETE", "/api/v1/chat/messages/{message_id}"): Row(
+        fixed("/chat/messages/1"), "- x 403/not_moderator 403 403 403 403 -"
+    ),
+    ("GET", "/api/v1/chat/mutes"): Row(fixed("/chat/mutes"), ANY_TOKEN),
+    ("PUT", "/api/v1/chat/mutes/{username}"): Row(
+        fixed("/chat/mutes/{bot}"), "- x 204 204 204 400/cannot_mute_self 204 -"
+    ),
+    ("DELETE", "/api/v1/chat/mutes/{username}"): Row(
+        fixed("/chat/mutes/{bot}"), "- x 204 204 204 204 204 -"
+    ),
 }
 #: The content type of the answer that stays open without a first message (the stream).
 STREAMS = ("application/x-ndjson",)

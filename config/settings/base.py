@@ -110,6 +110,7 @@ INSTALLED_APPS = [
     "quickplay",
     "arena",
     "notifications",
+    "chat",
     "health",
     "web",  # the web pages: on top of every other app, and imported by none
     "config.apps.WiringConfig",  # connects the apps to each other (config/wiring.py)
@@ -468,6 +469,10 @@ LIVE_MAX_BEHIND_BYTES = env.int("LIVE_MAX_BEHIND_BYTES", default=512 * 1024)
 # A live stream sends a comment when nothing was sent for this long (proxies close idle
 # connections; the contract asks for one at least every 20 s).
 LIVE_KEEPALIVE_SECONDS = env.float("LIVE_KEEPALIVE_SECONDS", default=15.0)
+# Chat (chat/services.py): a person may post CHAT_BURST messages at once, then one more every
+# CHAT_WINDOW_SECONDS / CHAT_BURST seconds (a token bucket shared by all their rooms); 429 beyond.
+CHAT_BURST = env.int("CHAT_BURST", default=6)
+CHAT_WINDOW_SECONDS = env.int("CHAT_WINDOW_SECONDS", default=30)
 # Largest API request body; bigger ones get 413 body_too_large.
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=16 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES, 2_621_440)

@@ -15,6 +15,7 @@ from core.errors import Conflict
 from games import selectors as games
 from games.models import Game
 from tournaments import selectors as tournaments
+from web.chat_panel import game_chat
 from web.people import signed_in
 from web.table import table_context
 
@@ -45,6 +46,7 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
         context = _context(request, game_id)
     except Conflict:  # deals_embargoed: other tables still play these cards
         return _embargoed(request, game_id)
+    context["chat"] = game_chat(signed_in(request), game_id)
     view: dict[str, Any] = context["view"]  # type: ignore[assignment]
     if view.get("your_seat") is not None and view["status"] == "playing":
         # A person's first games: hints beside the table (they may switch them off).

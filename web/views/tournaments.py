@@ -32,6 +32,7 @@ from tournaments.serializers import (
     UsernameSerializer,
 )
 from tournaments.services import entries, running, setup
+from web.chat_panel import tournament_chat
 from web.people import signed_in
 from web.returns import return_path
 from web.tournament_pages import (
@@ -145,6 +146,7 @@ def _page_context(
         "my_table": table_of(detail, viewer) if mine and viewer else None,
         "settings_form": settings_form,
         "house_bots": HOUSE_BOTS,
+        "chat": tournament_chat(person, tournament_id),
     }
 
 
