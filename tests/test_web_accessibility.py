@@ -152,6 +152,7 @@ NOT_PAGES = {
     ),
     "games-in-play-live": "a stream of the start page's list",
     "web-challenges-live": "a stream of the challenges page's lists",
+    "notifications-live": "a stream of the bell's list",
     "game-table": "the game page's table alone (its script fetches it)",
     "web-tournament-live": "the tournament page's live part alone (its script fetches it)",
 }
