@@ -71,13 +71,15 @@ endef
 suite: venv
 	$(call pytest_run,$(if $(REDIS_URL),service mode,embedded default),)
 
-# The service run, the longer one, leaves out the pure tests (none of the suite's database,
-# Redis, worker or server: the same in either mode): suite-embedded runs them.
+# Tests whose result does not depend on the mode run once, split so that the two runs take
+# about as long (tests/conftest.py): the pure tests (none of the suite's database, Redis,
+# worker or server) and the pages' browser tests on the embedded default, the API's fuzzing
+# in service mode.
 suite-service: venv
-	$(call pytest_run,service mode,DATABASE_URL=$(CI_DATABASE_URL) REDIS_URL=$(CI_REDIS_URL),-m "not pure")
+	$(call pytest_run,service mode,DATABASE_URL=$(CI_DATABASE_URL) REDIS_URL=$(CI_REDIS_URL),-m "not pure and not page")
 
 suite-embedded: venv
-	$(call pytest_run,embedded default,env -u DATABASE_URL -u REDIS_URL DATA_DIR=$(CURDIR)/var/test-embedded)
+	$(call pytest_run,embedded default,env -u DATABASE_URL -u REDIS_URL DATA_DIR=$(CURDIR)/var/test-embedded,-m "not fuzz")
 
 AXE := tests/node_modules/axe-core/axe.min.js
 
