@@ -16,11 +16,13 @@ from tournaments.tasks import advance_tournament
 def on_game_finished(*, event: GameFinished, **_: Any) -> None:
     """Ask the worker to look at the round of a tournament game (the signal comes after
     commit; the task itself decides whether the round is complete), and show the table's
-    game over to the tournament's watchers at once."""
+    game over to the tournament's watchers at once. The game over is shown first: the task
+    may finish the tournament at once, and a finished tournament's stream ends with that
+    change, so nothing may move its version on after it."""
     found = selectors.tournaments_with_game(event.game_id)
+    changes.mark_changed(tournament_ids=found)
     for tournament_id in found:
         transaction.on_commit(partial(advance_tournament.delay, tournament_id))
-    changes.mark_changed(tournament_ids=found)
 
 
 def on_recorded_game_finished(*, event: RecordedGameFinished, **_: Any) -> None:
