@@ -15,6 +15,7 @@ urlpatterns = [
     path("", include("realtime.urls")),
     path("", include("games.urls")),
     path("", include("bots.urls")),
+    path("", include("clubs.urls")),
     path("", include("tournaments.urls")),
     path("", include("ratings.urls")),
     path("", include("challenges.urls")),

@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "accounts",
     "realtime",
     "games",
+    "clubs",
     "bots",
     "ratings",
     "tournaments",
