@@ -15,7 +15,7 @@ from django.db.models import Count, QuerySet
 
 from accounts.models import Player
 from clubs.models import Club, ClubInvitation, JoinRequest, Membership
-from core.errors import NotAllowed, NotFound
+from core.errors import Invalid, NotAllowed, NotFound
 from games.selectors import iso
 
 #: Display ratings by pool of these players: ``{player_id: {pool: display_rating}}``.
@@ -60,6 +60,17 @@ def require_admin(found: Club, player: Player) -> None:
     """403 ``not_club_admin`` unless the player is the club's owner or one of its admins."""
     if not is_admin(found, player):
         raise NotAllowed("not_club_admin", f"Only an admin of '{found.slug}' may do this.")
+
+
+def club_run_by(slug: str, player: Player) -> Club:
+    """The club ``slug`` named in a request's body (400 ``unknown_club`` if there is none),
+    if the player is one of its admins (403 ``not_club_admin``)."""
+    found = Club.objects.filter(slug=slug).first()
+    if found is None:
+        message = f"No club '{slug}'."
+        raise Invalid("unknown_club", message, fields={"club": [message]})
+    require_admin(found, player)
+    return found
 
 
 def club_data(found: Club) -> dict[str, Any]:

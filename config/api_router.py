@@ -21,4 +21,5 @@ urlpatterns = [
     path("", include("challenges.urls")),
     path("", include("quickplay.urls")),
     path("", include("arena.urls")),
+    path("", include("leagues.urls")),
 ]

@@ -110,6 +110,7 @@ INSTALLED_APPS = [
     "challenges",
     "quickplay",
     "arena",
+    "leagues",
     "health",
     "web",  # the web pages: on top of every other app, and imported by none
     "config.apps.WiringConfig",  # connects the apps to each other (config/wiring.py)
