@@ -43,6 +43,8 @@ class InviteSerializer(StrictSerializer):
 
 
 class RoleSerializer(StrictSerializer):
+    whole_on_patch = True
+
     role = serializers.ChoiceField(
         Membership.Role.choices,
         help_text="owner: passes ownership (the old owner becomes an admin)",

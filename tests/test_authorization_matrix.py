@@ -301,6 +301,23 @@ def club_of_carl_ann_joined(world: World, caller: str) -> Call:
     return Call(f"/clubs/{slug}/leave", {})
 
 
+def league_of_ann(suffix: str, body: Any = None) -> Prepare:
+    """A new club of Ann's with a league (``{tournament}`` in the body: a new tournament of
+    the club's)."""
+
+    def prepare(world: World, caller: str) -> Call:
+        slug = world.new_club()
+        league = {"name": fresh("league"), "scoring": "sum"}
+        made = world.ann().ok("POST", f"/clubs/{slug}/leagues", 201, json=league)
+        filled = body
+        if body == {"tournament": None}:
+            night = {"name": fresh("night"), "format": "swiss", "rounds": 1, "club": slug}
+            filled = {"tournament": world.ann().ok("POST", "/tournaments", 201, json=night)["id"]}
+        return Call(f"/clubs/{slug}/leagues/{made['id']}{suffix}", filled)
+
+    return prepare
+
+
 def game_of_ann(suffix: str) -> Prepare:
     """A new game of Ann, her bot and Carl (the world's game is left to the other rows)."""
 
@@ -576,6 +593,17 @@ ROWS: dict[tuple[str, str], Row] = {
         club_of_ann_with(carl_member), "- x 204 S 204 S 403/not_club_admin -"
     ),
     ("GET", CLUB + "/leaderboard"): Row(club_of_ann("/leaderboard?pool=classic"), PUBLIC),
+    ("GET", CLUB + "/tournaments"): Row(club_of_ann("/tournaments"), PUBLIC),
+    ("GET", CLUB + "/leagues"): Row(club_of_ann("/leagues"), PUBLIC),
+    ("POST", CLUB + "/leagues"): Row(
+        club_of_ann("/leagues", {"name": "Winter", "scoring": "sum"}),
+        "- x 201 S 201 S 403/not_club_admin -",
+    ),
+    ("GET", CLUB + "/leagues/{league_id}"): Row(league_of_ann(""), PUBLIC),
+    ("POST", CLUB + "/leagues/{league_id}/tournaments"): Row(
+        league_of_ann("/tournaments", {"tournament": None}),
+        "- x 201 S 201 S 403/not_club_admin -",
+    ),
     # Challenges
     ("GET", "/api/v1/challenges"): Row(fixed("/challenges"), ANY_TOKEN),
     ("POST", "/api/v1/challenges"): Row(
