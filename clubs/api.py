@@ -1,12 +1,12 @@
-"""The clubs API (docs/clubs.md): clubs, joining, requests, invitations, members and roles,
-and the club's leaderboard. Views validate, call one service or selector, and shape the
+"""The clubs API (docs/clubs.md): clubs, joining, requests, invitations, members and
+roles. Views validate, call one service or selector, and shape the
 answer; who may do what is checked in the services."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,14 +14,13 @@ from rest_framework.views import APIView
 from accounts.auth import caller, require_scope
 from accounts.models import ApiToken
 from api.pagination import paginate, paginated
-from api.requests import choice_param, no_body, valid
+from api.requests import no_body, valid
 from api.schema import ERROR
 from clubs import selectors, services
 from clubs.models import JoinRequest
 from clubs.serializers import (
     ClubChangesSerializer,
     ClubInvitationSerializer,
-    ClubLeaderboardEntrySerializer,
     ClubSerializer,
     ClubSettingsSerializer,
     InviteSerializer,
@@ -303,27 +302,3 @@ class MemberView(APIView):
         """
         services.remove_member(caller(request), slug=slug, username=username)
         return Response(status=204)
-
-
-class LeaderboardView(APIView):
-    @extend_schema(
-        operation_id="clubs_leaderboard",
-        parameters=[
-            OpenApiParameter(
-                "pool", str, description="a rating pool, as `GET /ratings` (default `classic`)"
-            ),
-            OpenApiParameter("list", str, enum=list(selectors.LISTS), default="ranked"),
-        ],
-        responses={200: paginated(ClubLeaderboardEntrySerializer), 400: ERROR, 404: ERROR},
-    )
-    def get(self, request: Request, slug: str) -> Response:
-        """A club's leaderboard.
-
-        Its members in the site's leaderboard of the pool (`GET /ratings`, the same lists),
-        ranked among themselves, paginated; 400 `unknown_pool`.
-        """
-        found = selectors.club(slug)
-        which = choice_param(request, "list", selectors.LISTS) or "ranked"
-        pool = request.query_params.get("pool")
-        rows = selectors.leaderboard(found, pool=pool, which=which)
-        return paginate(self, request, rows)

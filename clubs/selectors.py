@@ -1,14 +1,14 @@
-"""Reads of clubs: a club, the list, members with their ratings, the club's leaderboard,
-pending requests, and the membership checks other apps ask (tournaments' entries).
+"""Reads of clubs: a club, the list, members with their ratings, pending requests, and the
+membership checks other apps ask (tournaments' entries).
 
-Ratings belong to the ratings app, above this one: members' display ratings and the
-leaderboard come through the :data:`MEMBER_RATINGS` and :data:`LEADERBOARDS` extension
-points, connected by ``config/wiring.py``.
+Ratings belong to the ratings app, above this one: members' display ratings come through
+the :data:`MEMBER_RATINGS` extension point, connected by ``config/wiring.py`` (the club's
+leaderboard is the leagues app's, above both).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db.models import Count, QuerySet
@@ -20,12 +20,6 @@ from games.selectors import iso
 
 #: Display ratings by pool of these players: ``{player_id: {pool: display_rating}}``.
 MEMBER_RATINGS: list[Callable[[Sequence[int]], dict[int, dict[str, int]]]] = []
-#: The site's leaderboard list ``which`` of ``pool`` (None: the default pool) of these
-#: players only, ranked from 1 as the site ranks them.
-LEADERBOARDS: list[Callable[[str | None, str, Collection[int]], list[dict[str, Any]]]] = []
-
-#: The leaderboard's lists, as the site's (docs/ratings.md).
-LISTS = ("ranked", "provisional", "inactive")
 #: Roles in the order members are listed.
 ROLE_ORDER = {Membership.Role.OWNER: 0, Membership.Role.ADMIN: 1, Membership.Role.MEMBER: 2}
 ADMIN_ROLES = (Membership.Role.OWNER, Membership.Role.ADMIN)
@@ -123,13 +117,8 @@ def members_shown(rows: list[Membership]) -> list[dict[str, Any]]:
     return [member_data(m, ratings.get(m.player_id)) for m in rows]
 
 
-def leaderboard(found: Club, *, pool: str | None, which: str) -> list[dict[str, Any]]:
-    """The club's members in the site's leaderboard of ``pool``, ranked among themselves."""
-    member_ids = list(found.memberships.values_list("player_id", flat=True))
-    rows: list[dict[str, Any]] = []
-    for source in LEADERBOARDS:
-        rows.extend(source(pool, which, member_ids))
-    return rows
+def member_ids(found: Club) -> list[int]:
+    return list(found.memberships.values_list("player_id", flat=True))
 
 
 def pending_requests(found: Club) -> QuerySet[JoinRequest]:

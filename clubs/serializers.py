@@ -93,17 +93,3 @@ class ClubInvitationSerializer(serializers.Serializer[Any]):
     invited_by = serializers.CharField(allow_null=True)
     status = serializers.CharField(help_text="pending, accepted or declined")
     created_at = serializers.DateTimeField()
-
-
-class ClubLeaderboardEntrySerializer(serializers.Serializer[Any]):
-    rank = serializers.IntegerField(help_text="among the club's members")
-    username = serializers.CharField()
-    is_bot = serializers.BooleanField()
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    ordinal = serializers.FloatField()
-    display_rating = serializers.IntegerField()
-    games = serializers.IntegerField()
-    provisional = serializers.BooleanField()
-    inactive = serializers.BooleanField()
-    last_played_at = serializers.DateTimeField(allow_null=True)

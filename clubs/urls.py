@@ -26,5 +26,4 @@ urlpatterns = [
     path(f"{C}/leave", api.LeaveView.as_view(), name="club-leave"),
     path(f"{C}/members", api.MembersView.as_view(), name="club-members"),
     path(f"{C}/members/<str:username>", api.MemberView.as_view(), name="club-member"),
-    path(f"{C}/leaderboard", api.LeaderboardView.as_view(), name="club-leaderboard"),
 ]

@@ -82,9 +82,8 @@ def connect() -> None:
     # Tournament seeding and rating-range limits read the ratings.
     _add(tournament_selectors.RATING_SOURCES, rating_selectors.seeding_ratings)
     _add(tournament_selectors.RATING_DISPLAYS, rating_display.display_rating)
-    # A club's members show their ratings, and its leaderboard is the site's of its members.
+    # A club's members show their ratings.
     _add(club_selectors.MEMBER_RATINGS, rating_selectors.display_ratings)
-    _add(club_selectors.LEADERBOARDS, rating_selectors.members_leaderboard)
 
     # A game's live feed renders the page's table once per seat for all that seat's pages.
     game_live.FRAGMENTS.setdefault("table", table_fragment)

@@ -1,11 +1,12 @@
-"""The API of a club's nights (docs/clubs.md): its tournaments and its leagues. Views
+"""The API of what a club reads from the apps above clubs (docs/clubs.md): its leaderboard,
+its tournaments and its leagues. Views
 validate, call one service or selector, and shape the answer."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -13,17 +14,20 @@ from rest_framework.views import APIView
 from accounts.auth import caller, require_scope
 from accounts.models import ApiToken
 from api.pagination import paginate, paginated
-from api.requests import valid
+from api.requests import choice_param, valid
 from api.schema import ERROR
 from clubs.selectors import club
 from leagues import selectors, services
 from leagues.serializers import (
+    ClubLeaderboardEntrySerializer,
     ClubTournamentSerializer,
     LeagueDetailSerializer,
     LeagueSerializer,
     LeagueSettingsSerializer,
     NightInputSerializer,
 )
+from ratings.api import POOL_PARAMETER
+from ratings.selectors import LISTS
 
 CanOrganise = require_scope(ApiToken.Scope.ORGANISE)
 
@@ -31,6 +35,27 @@ CanOrganise = require_scope(ApiToken.Scope.ORGANISE)
 def _league(slug: str, league_id: int, status: int = 200) -> Response:
     found = selectors.league(club(slug), league_id)
     return Response(selectors.league_detail(found), status=status)
+
+
+class LeaderboardView(APIView):
+    @extend_schema(
+        operation_id="clubs_leaderboard",
+        parameters=[
+            POOL_PARAMETER,
+            OpenApiParameter("list", str, enum=list(LISTS), default="ranked"),
+        ],
+        responses={200: paginated(ClubLeaderboardEntrySerializer), 400: ERROR, 404: ERROR},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        """A club's leaderboard.
+
+        Its members in the site's leaderboard of the pool (`GET /ratings`, the same lists),
+        ranked among themselves, paginated.
+        """
+        found = club(slug)
+        which = choice_param(request, "list", LISTS) or "ranked"
+        rows = selectors.club_leaderboard(found, pool=request.query_params.get("pool"), which=which)
+        return paginate(self, request, rows)
 
 
 class ClubTournamentsView(APIView):

@@ -11,10 +11,12 @@ from django.db.models import Count, QuerySet
 
 from accounts.models import HOUSE_BOT_PREFIX
 from clubs.models import Club
+from clubs.selectors import member_ids
 from core.errors import NotFound
 from games.selectors import iso
 from leagues.models import League, Night
 from leagues.table import league_standings
+from ratings import selectors as rating_selectors
 from tournaments import selectors as tournament_selectors
 from tournaments.models import Tournament
 
@@ -31,6 +33,12 @@ def club_tournaments(found: Club) -> QuerySet[Tournament]:
 
 def tournaments_shown(rows: list[Tournament]) -> list[dict[str, Any]]:
     return [tournament_selectors.tournament_summary(row) for row in rows]
+
+
+def club_leaderboard(found: Club, *, pool: str | None, which: str) -> list[dict[str, Any]]:
+    """The club's members in the site's leaderboard of ``pool`` (list ``which``), ranked
+    among themselves: the ratings app's leaderboard, read for the members only."""
+    return rating_selectors.members_leaderboard(pool, which, member_ids(found))
 
 
 def leagues_of(found: Club) -> QuerySet[League]:

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from api.strict import StrictSerializer
 from leagues.models import League
+from ratings.api import LeaderboardEntrySerializer
 from tournaments.serializers import TournamentSerializer
 
 
@@ -29,6 +30,10 @@ class NightInputSerializer(StrictSerializer):
 
 
 # --- Output ---------------------------------------------------------------------------------
+
+
+class ClubLeaderboardEntrySerializer(LeaderboardEntrySerializer):
+    """A member in the club's leaderboard: the site's entry, ranked among the members."""
 
 
 class ClubTournamentSerializer(TournamentSerializer):
