@@ -71,21 +71,34 @@ endef
 suite: venv
 	$(call pytest_run,$(if $(REDIS_URL),service mode,embedded default),)
 
-# The service run, the longer one, leaves out the pure tests (none of the suite's database,
-# Redis, worker or server: the same in either mode): suite-embedded runs them.
+# Tests whose result does not depend on the mode run once, split so that the two runs take
+# about as long (tests/conftest.py): the pure tests (none of the suite's database, Redis,
+# worker or server) and the pages' browser tests on the embedded default, the API's fuzzing
+# in service mode.
 suite-service: venv
-	$(call pytest_run,service mode,DATABASE_URL=$(CI_DATABASE_URL) REDIS_URL=$(CI_REDIS_URL),-m "not pure")
+	$(call pytest_run,service mode,DATABASE_URL=$(CI_DATABASE_URL) REDIS_URL=$(CI_REDIS_URL),-m "not pure and not page")
 
 suite-embedded: venv
-	$(call pytest_run,embedded default,env -u DATABASE_URL -u REDIS_URL DATA_DIR=$(CURDIR)/var/test-embedded)
+	$(call pytest_run,embedded default,env -u DATABASE_URL -u REDIS_URL DATA_DIR=$(CURDIR)/var/test-embedded,-m "not fuzz")
+
+AXE := tests/node_modules/axe-core/axe.min.js
 
 ## browser: Debian's chromium for the pages' tests (Playwright drives it; it cannot download
-## its own browsers here), installed when missing.
-browser:
+## its own browsers here), installed when missing; and axe-core, the accessibility checker the
+## tests load into it, from the npm registry at the version tests/package-lock.json pins.
+browser: $(AXE)
 	command -v chromium >/dev/null || { \
 		$$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
 		$$( [ "$$(id -u)" = 0 ] || echo sudo ) env DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y -qq chromium >/dev/null; }
+
+$(AXE): tests/package.json tests/package-lock.json
+	command -v npm >/dev/null || { \
+		$$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
+		$$( [ "$$(id -u)" = 0 ] || echo sudo ) env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq npm >/dev/null; }
+	npm ci --prefix tests --no-audit --no-fund
+	touch $@
 
 # nginx, for the test of several web processes behind a proxy (platform/nginx.conf).
 proxy:

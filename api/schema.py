@@ -165,8 +165,10 @@ class ProjectAutoSchema(AutoSchema):
 
     def get_tags(self) -> list[str]:
         path = self.path.removeprefix("/api/v1/").strip("/")
-        first = path.split("/", 1)[0]
-        return [AREA_OF_PATH.get(first, first)]
+        parts = path.split("/")
+        if "chat" in parts:  # a game's and a tournament's rooms are documented with chat's
+            return ["chat"]
+        return [AREA_OF_PATH.get(parts[0], parts[0])]
 
     def _docstring(self) -> tuple[str, str]:
         method = getattr(self.view, self.method.lower(), None)

@@ -22,4 +22,6 @@ urlpatterns = [
     path("", include("quickplay.urls")),
     path("", include("arena.urls")),
     path("", include("leagues.urls")),
+    path("", include("notifications.urls")),
+    path("", include("chat.urls")),
 ]

@@ -28,6 +28,7 @@ def connect() -> None:
     from games import in_play, signals
     from games import live as game_live
     from games import selectors as game_selectors
+    from notifications import live as notification_live
     from ratings import display as rating_display
     from ratings import receivers as rating_receivers
     from ratings import selectors as rating_selectors
@@ -38,6 +39,7 @@ def connect() -> None:
     from web.views.challenges import lists_fragment
     from web.views.games import table_fragment
     from web.views.home import in_play_fragment
+    from web.views.notifications import bell_fragment
     from web.views.tournaments import live_fragment
 
     # A game ended: rate it, and move its tournament on.
@@ -46,6 +48,14 @@ def connect() -> None:
     )
     signals.game_finished.connect(
         tournament_receivers.on_game_finished, dispatch_uid="tournaments.on_game_finished"
+    )
+    # A game played at a real table was entered: rate it, and move its tournament on.
+    signals.recorded_game_finished.connect(
+        rating_receivers.on_recorded_game_finished, dispatch_uid="ratings.on_recorded_game"
+    )
+    signals.recorded_game_finished.connect(
+        tournament_receivers.on_recorded_game_finished,
+        dispatch_uid="tournaments.on_recorded_game",
     )
     # An arena game ended: seat its pool's bots again.
     signals.game_finished.connect(
@@ -93,6 +103,8 @@ def connect() -> None:
     in_play.FRAGMENTS.setdefault(in_play.FRAGMENT, in_play_fragment)
     # A person's challenges feed renders their page's lists once for all their pages.
     challenge_live.FRAGMENTS.setdefault(challenge_live.FRAGMENT, lists_fragment)
+    # A person's notifications feed renders the bell once for all their pages.
+    notification_live.FRAGMENTS.setdefault(notification_live.FRAGMENT, bell_fragment)
 
     # The house bots' strategies are pure Python (no Django): the setting reaches them here.
     strong.MAX_DEALS = settings.HOUSE_BOT_STRONG_DEALS

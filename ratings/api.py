@@ -16,15 +16,16 @@ from api.pagination import paginate, paginated
 from api.requests import choice_param
 from api.schema import ERROR
 from ratings import selectors
-from ratings.pools import DEFAULT_POOL, POOL_PRESETS, POOLS
+from ratings.pools import DEFAULT_POOL, IN_PERSON_POOL, POOL_PRESETS, RATED_POOLS
 
 POOL_PARAMETER = OpenApiParameter(
     "pool",
     str,
-    enum=list(POOLS),
+    enum=list(RATED_POOLS),
     default=DEFAULT_POOL,
     description="A rating pool: "
-    + "; ".join(f"`{pool}`: {', '.join(presets)}" for pool, presets in POOL_PRESETS.items()),
+    + "; ".join(f"`{pool}`: {', '.join(presets)}" for pool, presets in POOL_PRESETS.items())
+    + f"; `{IN_PERSON_POOL}`: games at real tables (in-person tournaments), any preset",
 )
 
 
@@ -55,7 +56,9 @@ class LeaderboardEntrySerializer(CurrentRatingSerializer):
 
 
 class RatingPointSerializer(serializers.Serializer[Any]):
-    game = serializers.IntegerField()
+    game = serializers.IntegerField(
+        allow_null=True, help_text="null for a game played at a real table (pool in_person)"
+    )
     at = serializers.DateTimeField()
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
@@ -102,7 +105,7 @@ class LeaderboardView(APIView):
         active players whose rating is still provisional (fewer than 10 rated games in the pool,
         or sigma above 7); `inactive`: the others.
         """
-        pool = selectors.valid_pool(request.query_params.get("pool"))
+        pool = selectors.valid_pool(request.query_params.get("pool"), known=RATED_POOLS)
         which = choice_param(request, "list", selectors.LISTS) or "ranked"
         return paginate(self, request, selectors.leaderboard(pool, which))
 
@@ -123,7 +126,7 @@ class PlayerRatingsView(APIView):
         The player's rating after each rated game of the pool, oldest first, paginated: `{game,
         at, mu, sigma, ordinal, ordinal_change, display_rating, display_rating_change, rank}`.
         """
-        pool = selectors.valid_pool(request.query_params.get("pool"))
+        pool = selectors.valid_pool(request.query_params.get("pool"), known=RATED_POOLS)
         rows = selectors.rating_history(username, pool=pool)
         return paginate(self, request, rows, shown=_points)
 
@@ -147,7 +150,7 @@ class PredictView(APIView):
         players); each player's `predicted_rank` and `rank_probability`, the probability that
         it finishes in that place.
         """
-        pool = selectors.valid_pool(request.query_params.get("pool"))
+        pool = selectors.valid_pool(request.query_params.get("pool"), known=RATED_POOLS)
         raw = request.query_params.get("players") or ""
         usernames = [name.strip() for name in raw.split(",") if name.strip()]
         return Response(selectors.prediction(pool, usernames))

@@ -55,8 +55,28 @@ class RatedGame(models.Model):
         return f"game {self.game_id} rated in {self.pool}"
 
 
+class RecordedGame(models.Model):
+    """A game played with real cards away from the platform whose result was entered (an
+    in-person tournament table): rated as a finished game is, in the in-person pool. Its
+    unique ``key`` makes a second announcement a no-op; ``rated_at`` is set once rated."""
+
+    key = models.CharField(max_length=100, unique=True)
+    pool = models.CharField(max_length=30)
+    finished_at = models.DateTimeField()
+    # [{"seat", "player_id", "rank", "score"}] in seat order.
+    seats = models.JSONField()
+    rated_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"recorded game {self.key} in {self.pool}"
+
+
 class RatingChange(models.Model):
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    # One of the two: an online game, or a game recorded from a real table.
+    game = models.ForeignKey(Game, null=True, on_delete=models.CASCADE, related_name="+")
+    recorded = models.ForeignKey(
+        RecordedGame, null=True, on_delete=models.CASCADE, related_name="changes"
+    )
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="rating_changes")
     pool = models.CharField(max_length=30)
     # When the game ended (the history's time axis).
@@ -73,7 +93,10 @@ class RatingChange(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["game", "player"], name="one_change_per_game_player")
+            models.UniqueConstraint(fields=["game", "player"], name="one_change_per_game_player"),
+            models.UniqueConstraint(
+                fields=["recorded", "player"], name="one_change_per_recorded_player"
+            ),
         ]
         indexes = [models.Index(fields=["player", "pool", "at"]), models.Index(fields=["pool"])]
 

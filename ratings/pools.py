@@ -46,6 +46,15 @@ assert len(POOL_OF_PRESET) == sum(len(p) for p in POOL_PRESETS.values())
 
 POOLS: Final = tuple(POOL_PRESETS)
 
+#: Games played with real cards at real tables (a tournament's in-person night), their
+#: results entered: a pool of their own, never mixed with the online pools, whatever the
+#: preset. No preset rates in it, so the online pools' listings leave it out.
+IN_PERSON_POOL: Final = "in_person"
+IN_PERSON_TABLE_SIZE: Final = 3
+
+#: Every pool a rating may be kept in: the online pools, then the in-person one.
+RATED_POOLS: Final = (*POOLS, IN_PERSON_POOL)
+
 
 def pool_of(rules: Mapping[str, Any] | str) -> str:
     """The pool of a game's rules (``{"preset": ..., ...options}`` or a preset name)."""
@@ -55,5 +64,7 @@ def pool_of(rules: Mapping[str, Any] | str) -> str:
 
 def table_size(pool: str) -> int:
     """Players at a table of ``pool`` (every preset of a pool seats the same number)."""
+    if pool == IN_PERSON_POOL:
+        return IN_PERSON_TABLE_SIZE
     (size,) = {PRESETS[preset].players for preset in POOL_PRESETS[pool]}
     return size

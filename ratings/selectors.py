@@ -19,20 +19,21 @@ from games.models import GamePlayer
 from ratings import skill
 from ratings.display import display_rating
 from ratings.models import Rating, RatingChange
-from ratings.pools import DEFAULT_POOL, POOLS, pool_of, table_size
+from ratings.pools import DEFAULT_POOL, IN_PERSON_POOL, POOLS, pool_of, table_size
 from ratings.replay import Replay, stored_games
 
 LISTS = ("ranked", "provisional", "inactive")
 
 
-def valid_pool(pool: str | None) -> str:
-    """``pool`` if it names a rating pool, the default pool if it is None (left out); else
+def valid_pool(pool: str | None, *, known: Sequence[str] = POOLS) -> str:
+    """``pool`` if it names one of the ``known`` rating pools (the online ones unless told:
+    the arena and the pages go by presets), the default pool if it is None (left out); else
     400 ``unknown_pool``, the empty name too (``?pool=``: the schema's enum refuses it)."""
     if pool is None:
         return DEFAULT_POOL
-    if pool not in POOLS:
+    if pool not in known:
         message = f"No rating pool '{pool}'." if pool else "The pool's name is empty."
-        raise Invalid("unknown_pool", message, known=list(POOLS), fields={"pool": [message]})
+        raise Invalid("unknown_pool", message, known=list(known), fields={"pool": [message]})
     return pool
 
 
@@ -313,13 +314,15 @@ def quality(pool: str) -> Quality:
     return Quality(pool, games, decided, *mean)
 
 
-def seeding_ratings(players: Sequence[Player], rules: Mapping[str, Any]) -> dict[int, float]:
-    """Ordinals (mu - 3 sigma, inactivity applied) in the pool of ``rules`` of the players
-    rated there; for tournament seeding and rating-range entry limits."""
+def seeding_ratings(
+    players: Sequence[Player], rules: Mapping[str, Any], *, venue: str = "online"
+) -> dict[int, float]:
+    """Ordinals (mu - 3 sigma, inactivity applied) in the pool of ``rules`` (of games at
+    real tables for an ``in_person`` venue) of the players rated there; for tournament
+    seeding and rating-range entry limits."""
     now = timezone.now()
-    rows = Rating.objects.filter(
-        player_id__in=[p.pk for p in players], pool=pool_of(rules), games__gt=0
-    )
+    pool = IN_PERSON_POOL if venue == "in_person" else pool_of(rules)
+    rows = Rating.objects.filter(player_id__in=[p.pk for p in players], pool=pool, games__gt=0)
     return {
         row.player_id: current(row.mu, row.sigma, row.games, row.last_played_at, now).skill.ordinal
         for row in rows

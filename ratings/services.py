@@ -25,10 +25,10 @@ from django.db.models import Model
 from django.utils import timezone
 from psycopg.postgres import types as postgres_types
 
-from games.models import Game
+from games.models import Game, GamePlayer
 from ratings import skill
-from ratings.models import RatedGame, Rating, RatingChange, RatingPool
-from ratings.pools import pool_of
+from ratings.models import RatedGame, Rating, RatingChange, RatingPool, RecordedGame
+from ratings.pools import IN_PERSON_POOL, pool_of
 from ratings.replay import Replay, seat_outcomes, stored_games
 
 log = logging.getLogger(__name__)
@@ -61,12 +61,13 @@ def rate_game(game_id: int) -> bool:
     game = Game.objects.filter(pk=game_id).only("status", "rated", "rules", "finished_at").first()
     if game is None or game.status != Game.Status.FINISHED or not game.rated:
         return False
+    if GamePlayer.objects.filter(game_id=game_id, player__is_guest=True).exists():
+        return False  # a guest's game is never rated
     if RatedGame.objects.filter(game_id=game_id).exists():
         return False
     assert game.finished_at is not None
     pool = pool_of(game.rules)
     seats = seat_outcomes(game_id)
-    player_ids = sorted({s.player_id for s in seats})
     _pool_row(pool)
     with transaction.atomic():
         _share_pool(pool)
@@ -75,30 +76,81 @@ def rate_game(game_id: int) -> bool:
                 RatedGame.objects.create(game_id=game_id, pool=pool)
         except IntegrityError:
             return False  # rated meanwhile by another delivery of the same notification
-        Rating.objects.bulk_create(
-            [Rating(player_id=p, pool=pool, mu=skill.MU, sigma=skill.SIGMA) for p in player_ids],
-            ignore_conflicts=True,
-        )
-        rows = {
-            row.player_id: row
-            for row in Rating.objects.select_for_update()
-            .filter(pool=pool, player_id__in=player_ids)
-            .order_by("player_id")
-        }
-        changes = skill.rate_game(
-            seats, {p: _state(row) for p, row in rows.items()}, game.finished_at
-        )
-        for change in changes:
-            row = rows[change.player_id]
-            state = skill.next_state(_state(row), change, game.finished_at)
-            row.mu, row.sigma = state.skill.mu, state.skill.sigma
-            row.games, row.last_played_at = state.games, state.last_played_at
-        Rating.objects.bulk_update(list(rows.values()), ["mu", "sigma", "games", "last_played_at"])
+        changes = _update_ratings(pool, seats, game.finished_at)
         _bulk_insert(
             RatingChange,
             CHANGE_FIELDS,
             [_change_values(game_id, pool, game.finished_at, c) for c in changes],
         )
+    return True
+
+
+def _update_ratings(
+    pool: str, seats: list[skill.SeatOutcome], finished_at: datetime
+) -> list[skill.Change]:
+    """The live update of one game's players in ``pool`` (inside the caller's transaction,
+    the pool's row shared): their rows locked in player id order, rated, stored."""
+    player_ids = sorted({s.player_id for s in seats})
+    Rating.objects.bulk_create(
+        [Rating(player_id=p, pool=pool, mu=skill.MU, sigma=skill.SIGMA) for p in player_ids],
+        ignore_conflicts=True,
+    )
+    rows = {
+        row.player_id: row
+        for row in Rating.objects.select_for_update()
+        .filter(pool=pool, player_id__in=player_ids)
+        .order_by("player_id")
+    }
+    changes = skill.rate_game(seats, {p: _state(row) for p, row in rows.items()}, finished_at)
+    for change in changes:
+        row = rows[change.player_id]
+        state = skill.next_state(_state(row), change, finished_at)
+        row.mu, row.sigma = state.skill.mu, state.skill.sigma
+        row.games, row.last_played_at = state.games, state.last_played_at
+    Rating.objects.bulk_update(list(rows.values()), ["mu", "sigma", "games", "last_played_at"])
+    return changes
+
+
+def record_game(*, key: str, finished_at: datetime, seats: list[dict[str, int]]) -> int | None:
+    """Keep a rated game played at a real table for its rating, in the in-person pool; its
+    id, or None when ``key`` was recorded already (a repeated announcement)."""
+    with transaction.atomic():
+        found, created = RecordedGame.objects.get_or_create(
+            key=key,
+            defaults={"pool": IN_PERSON_POOL, "finished_at": finished_at, "seats": seats},
+        )
+    return found.pk if created else None
+
+
+def rate_recorded_game(recorded_id: int) -> bool:
+    """Rate a recorded game once, exactly as an online game is rated from its ranks. False
+    (and nothing changes) if there is no such game or it was rated already."""
+    _pool_row(IN_PERSON_POOL)
+    with transaction.atomic():
+        _share_pool(IN_PERSON_POOL)
+        found = RecordedGame.objects.select_for_update().filter(pk=recorded_id).first()
+        if found is None or found.rated_at is not None:
+            return False
+        seats = [
+            skill.SeatOutcome(seat=s["seat"], player_id=s["player_id"], rank=s["rank"])
+            for s in sorted(found.seats, key=lambda s: s["seat"])
+        ]
+        changes = _update_ratings(found.pool, seats, found.finished_at)
+        RatingChange.objects.bulk_create(
+            RatingChange(
+                recorded=found,
+                **dict(
+                    zip(
+                        CHANGE_FIELDS[1:],
+                        _change_values(None, found.pool, found.finished_at, c)[1:],
+                        strict=True,
+                    )
+                ),
+            )
+            for c in changes
+        )
+        found.rated_at = timezone.now()
+        found.save(update_fields=["rated_at"])
     return True
 
 
@@ -127,7 +179,7 @@ CHANGE_FIELDS = [
 
 
 def _change_values(
-    game_id: int, pool: str, at: datetime, change: skill.Change
+    game_id: int | None, pool: str, at: datetime, change: skill.Change
 ) -> tuple[object, ...]:
     return (
         game_id,
@@ -220,7 +272,11 @@ def rate_missed_games(limit: int = 500) -> int:
     missed = (
         Game.objects.filter(status=Game.Status.FINISHED, rated=True)
         .exclude(pk__in=RatedGame.objects.values("game_id"))
+        .exclude(pk__in=GamePlayer.objects.filter(player__is_guest=True).values("game_id"))
         .order_by("finished_at", "pk")
         .values_list("pk", flat=True)[:limit]
     )
-    return sum(rate_game(game_id) for game_id in list(missed))
+    recorded = RecordedGame.objects.filter(rated_at=None).order_by("finished_at", "pk")
+    return sum(rate_game(game_id) for game_id in list(missed)) + sum(
+        rate_recorded_game(pk) for pk in list(recorded.values_list("pk", flat=True)[:limit])
+    )

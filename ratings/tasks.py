@@ -22,6 +22,18 @@ def rate_game(game_id: int) -> bool:
     return services.rate_game(game_id)
 
 
+@shared_task(
+    name="ratings.rate_recorded_game",
+    autoretry_for=(OperationalError,),
+    retry_backoff=1,
+    max_retries=5,
+    ignore_result=True,
+)
+def rate_recorded_game(recorded_id: int) -> bool:
+    """Rate a game recorded from a real table (idempotent: it is rated once)."""
+    return services.rate_recorded_game(recorded_id)
+
+
 @shared_task(name="ratings.rate_missed_games", ignore_result=True)
 def rate_missed_games() -> int:
     """Catch up on games whose rating task never ran (scheduled by beat)."""

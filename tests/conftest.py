@@ -81,15 +81,29 @@ PURE_TEST_FILES = {
     "test_ratings_skill.py",
     "test_request_thread.py",
     "test_settings.py",
+    "test_tournament_results.py",
     "test_tournament_seating.py",
     "test_tournament_standings.py",
 }
+
+
+#: CI's two runs split two heavy kinds of test between them, each kind run once: the pages'
+#: tests in a browser (marked ``page``) on the embedded default, which ``make run`` serves,
+#: and the API's fuzzing (marked ``fuzz``) in service mode, the deployment's. Each covers
+#: what does not depend on the mode: a page is the same template and script over either
+#: mode's API, and the schema the same; what does differ between the modes (the database,
+#: the live channel's transport, the worker) is tested in both by the rest of the suite.
+FUZZ_TEST_FILES = {"test_schemathesis.py"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.parent.name == "engine" or item.path.name in PURE_TEST_FILES:
             item.add_marker(pytest.mark.pure)
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.page)
+        if item.path.name in FUZZ_TEST_FILES:
+            item.add_marker(pytest.mark.fuzz)
 
 
 class WorkerInfo:

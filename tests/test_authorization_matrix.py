@@ -249,6 +249,30 @@ def with_co_organiser(world: World, tournament_id: int) -> str:
     return f"/organisers/{carl}"
 
 
+def in_person_table(world: World, *, pending: bool) -> str:
+    """A new in-person night of Ann's with Ann, Carl and Dave at its one table (Olga and the
+    bot are not): the path of the table's result, entered by Carl first if ``pending``."""
+    ann, carl, dave = (world.people[n] for n in ("ann", "carl", "dave"))
+    body = {"name": fresh("crown"), "format": "swiss", "rounds": 1, "venue": "in_person"}
+    tournament_id = ann.ok("POST", "/tournaments", 201, json=body)["id"]
+    for person in (ann, carl, dave):
+        person.ok("POST", f"/tournaments/{tournament_id}/register", 201)
+    ann.ok("POST", f"/tournaments/{tournament_id}/start")
+    (table,) = ann.ok("GET", f"/tournaments/{tournament_id}/rounds/1")["tables"]
+    path = f"/tournaments/{tournament_id}/rounds/1/tables/{table['code']}/result"
+    if pending:
+        carl.ok("POST", path, json={"scores": [2, -1, -1]})
+    return path
+
+
+def enter_result(world: World, caller: str) -> Call:
+    return Call(in_person_table(world, pending=False), {"scores": [1, 0, -1]})
+
+
+def confirm_result(world: World, caller: str) -> Call:
+    return Call(in_person_table(world, pending=True) + "/confirm")
+
+
 def registered(world: World, caller: str) -> Call:
     """A new tournament the caller's account entered (if it may: Ann and her bot)."""
     tournament_id = world.new_tournament()
@@ -604,8 +628,20 @@ ROWS: dict[tuple[str, str], Row] = {
         league_of_ann("/tournaments", {"tournament": None}),
         "- x 201 S 201 S 403/not_club_admin -",
     ),
+    ("GET", T + "/rounds/{number}/tables/{code}/result"): Row(
+        lambda world, caller: Call(in_person_table(world, pending=True)), PUBLIC
+    ),
+    ("POST", T + "/rounds/{number}/tables/{code}/result"): Row(
+        enter_result,
+        "- x 200 200 S 403/not_at_this_table 403/not_at_this_table -",
+    ),
+    ("POST", T + "/rounds/{number}/tables/{code}/result/confirm"): Row(
+        confirm_result,
+        "- x 200 200 S 403/not_at_this_table 403/not_at_this_table -",
+    ),
     # Challenges
     ("GET", "/api/v1/challenges"): Row(fixed("/challenges"), ANY_TOKEN),
+    ("GET", "/api/v1/notifications"): Row(fixed("/notifications"), ANY_TOKEN),
     ("POST", "/api/v1/challenges"): Row(
         lambda world, caller: Call(
             "/challenges",
@@ -623,6 +659,35 @@ ROWS: dict[tuple[str, str], Row] = {
     ("POST", C + "/cancel"): Row(
         challenge_from("ann", "/cancel"),
         "- x 200 200 S 403/not_challenger 403/not_challenger -",
+    ),
+    # Chat: Ann and her bot are seated in the world's game, Olga is not; Ann organises the
+    # world's tournament, Olga entered it, the bot did neither; nobody is staff.
+    ("GET", G + "/chat"): Row(
+        fixed("/games/{game}/chat?channel=players"), "- x 200 200 200 200 403/chat_not_allowed -"
+    ),
+    ("POST", G + "/chat"): Row(
+        fixed("/games/{game}/chat?channel=players", {"text": "good luck"}),
+        "- x 201 201 S 201 403/chat_not_allowed -",
+    ),
+    ("GET", G + "/chat/live"): Row(
+        fixed("/games/{game}/chat/live?channel=players"),
+        "- x 200 200 200 200 403/chat_not_allowed -",
+    ),
+    ("GET", T + "/chat"): Row(fixed("/tournaments/{tournament}/chat"), ANY_TOKEN),
+    ("POST", T + "/chat"): Row(
+        fixed("/tournaments/{tournament}/chat", {"text": "have fun"}),
+        "- x 201 201 S 403/chat_not_allowed 201 -",
+    ),
+    ("GET", T + "/chat/live"): Row(fixed("/tournaments/{tournament}/chat/live"), ANY_TOKEN),
+    ("DELETE", "/api/v1/chat/messages/{message_id}"): Row(
+        fixed("/chat/messages/1"), "- x 403/not_moderator 403 403 403 403 -"
+    ),
+    ("GET", "/api/v1/chat/mutes"): Row(fixed("/chat/mutes"), ANY_TOKEN),
+    ("PUT", "/api/v1/chat/mutes/{username}"): Row(
+        fixed("/chat/mutes/{bot}"), "- x 204 204 204 400/cannot_mute_self 204 -"
+    ),
+    ("DELETE", "/api/v1/chat/mutes/{username}"): Row(
+        fixed("/chat/mutes/{bot}"), "- x 204 204 204 204 204 -"
     ),
 }
 #: The content type of the answer that stays open without a first message (the stream).

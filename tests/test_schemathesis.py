@@ -37,6 +37,7 @@ from schemathesis.openapi.checks import RejectedPositiveData
 from accounts import ratelimit, services
 from accounts.auth import token_for_key, token_is_live
 from accounts.models import ApiToken
+from chat import services as chat_services
 from tests.api_client import Client, register
 from tests.conftest import LiveServer
 
@@ -143,10 +144,11 @@ def _token_of(kind: str, server: LiveServer) -> str | None:
 
 
 class Caller:
-    """The fuzzing's caller: its ``headers``, its requests forgotten before each call (the
-    fuzzing would otherwise spend its examples on 429s; the rate limit's own tests are in
-    tests/test_api_errors.py), and its token renewed when the fuzzing revoked it
-    (``DELETE /me/tokens/{id}`` with its own id), else every later call would be a 401."""
+    """The fuzzing's caller: its ``headers``, its requests (and chat messages) forgotten
+    before each call (the fuzzing would otherwise spend its examples on 429s; the rate
+    limits' own tests are in tests/test_api_errors.py and tests/test_chat_api.py), and its
+    token renewed when the fuzzing revoked it (``DELETE /me/tokens/{id}`` with its own id),
+    else every later call would be a 401."""
 
     def __init__(self, token: str | None) -> None:
         self.headers: dict[str, str] = {}
@@ -162,6 +164,8 @@ class Caller:
 
     def before_call(self) -> None:
         ratelimit.reset(self._key)
+        if self._token is not None:  # and its chat messages' (tests/test_chat_api.py)
+            ratelimit.reset(chat_services.rate_key(self._token.player_id))
 
     def after_call(self) -> None:
         if self._token is None or token_is_live(self._token.pk):

@@ -35,14 +35,16 @@ from tournaments.serializers import (
     OrganiserSerializer,
     OrganisersSerializer,
     RoundDetailSerializer,
+    ScoresSerializer,
     StandingSerializer,
     TableDetailSerializer,
+    TableResultSerializer,
     TournamentDetailSerializer,
     TournamentSerializer,
     TournamentSettingsSerializer,
     UsernameSerializer,
 )
-from tournaments.services import entries, running, setup
+from tournaments.services import entries, running, setup, table_results
 
 CanPlay = require_scope(ApiToken.Scope.PLAY)
 CanOrganise = require_scope(ApiToken.Scope.ORGANISE)
@@ -391,6 +393,67 @@ class AdjudicateView(APIView):
             caller(request), tournament_id=tournament_id, round_number=number, table_number=table
         )
         return Response(selectors.table_detail(tournament_id, number, table))
+
+
+class TableResultView(APIView):
+    def get_permissions(self) -> list[Any]:
+        return [CanPlay()] if self.request.method == "POST" else []
+
+    @extend_schema(
+        operation_id="tournaments_table_result",
+        responses={200: TableResultSerializer, 404: ERROR},
+    )
+    def get(self, request: Request, tournament_id: int, number: int, code: str) -> Response:
+        """An in-person table's result.
+
+        `{status: missing|pending|disputed|final, scores, entered_by, confirmed_by}`.
+        """
+        return Response(selectors.table_result(tournament_id, number, code))
+
+    @extend_schema(
+        operation_id="tournaments_table_result_enter",
+        request=ScoresSerializer,
+        responses={200: TableResultSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request, tournament_id: int, number: int, code: str) -> Response:
+        """Enter an in-person table's result.
+
+        `scores`: the game scores in seat order. An organiser's entry stands at once; a
+        player of the table enters it `pending` (another player confirms it); a different
+        entry makes it `disputed` until an organiser enters it. 400 `invalid_scores`, 403
+        `not_at_this_table`, 409 `round_closed` → 200 the result.
+        """
+        data = valid(ScoresSerializer, request.data)
+        table_results.enter_result(
+            caller(request),
+            tournament_id=tournament_id,
+            round_number=number,
+            code=code,
+            scores=data["scores"],
+        )
+        return Response(selectors.table_result(tournament_id, number, code))
+
+
+class TableResultConfirmView(APIView):
+    permission_classes = [CanPlay]
+
+    @extend_schema(
+        operation_id="tournaments_table_result_confirm",
+        request=None,
+        responses={200: TableResultSerializer, 403: ERROR, 404: ERROR, 409: ERROR},
+    )
+    def post(self, request: Request, tournament_id: int, number: int, code: str) -> Response:
+        """Confirm an in-person table's pending result.
+
+        Another player of the table than the one who entered it, or an organiser: the result
+        stands → 200 the result. 403 `not_at_this_table`, 409 `round_closed`,
+        `result_missing`, `result_final`, `result_disputed`, `own_entry`.
+        """
+        no_body(request.data)
+        table_results.confirm_result(
+            caller(request), tournament_id=tournament_id, round_number=number, code=code
+        )
+        return Response(selectors.table_result(tournament_id, number, code))
 
 
 class ForbiddenPairsView(APIView):

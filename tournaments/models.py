@@ -36,6 +36,13 @@ class Tournament(models.Model):
         FILLERS = "fillers"
         BYES = "byes"
 
+    class Venue(models.TextChoices):
+        """Where the games are played: on the platform, or with real cards at real tables
+        (then each table's result is entered: tournaments.services.results)."""
+
+        ONLINE = "online"
+        IN_PERSON = "in_person"
+
     name = models.CharField(max_length=100)
     created_by = models.ForeignKey(
         Player, on_delete=models.PROTECT, related_name="tournaments_created"
@@ -69,6 +76,7 @@ class Tournament(models.Model):
     club = models.ForeignKey(
         Club, null=True, blank=True, on_delete=models.PROTECT, related_name="tournaments"
     )
+    venue = models.CharField(max_length=10, choices=Venue.choices, default="online")
     status = models.CharField(max_length=12, choices=Status.choices, default="registering")
     current_round = models.PositiveSmallIntegerField(default=0)
     # Moves on with every change its page or its detail shows (entrants, rounds, a table's
@@ -189,13 +197,38 @@ class Round(models.Model):
 
 
 class TournamentTable(models.Model):
+    """A table of a round: an online game, or (in person) real cards and an entered result."""
+
+    class ResultStatus(models.TextChoices):
+        MISSING = "missing"
+        PENDING = "pending"
+        DISPUTED = "disputed"
+        FINAL = "final"
+
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tables")
     number = models.PositiveSmallIntegerField()
-    table = models.OneToOneField(Table, on_delete=models.PROTECT, related_name="tournament_table")
-    game = models.OneToOneField(Game, on_delete=models.PROTECT, related_name="tournament_table")
+    # Null at an in-person night: no online table or game.
+    table = models.OneToOneField(
+        Table, null=True, blank=True, on_delete=models.PROTECT, related_name="tournament_table"
+    )
+    game = models.OneToOneField(
+        Game, null=True, blank=True, on_delete=models.PROTECT, related_name="tournament_table"
+    )
     # [{"seat", "entrant"}], entrant null for a filler house bot.
     seats = models.JSONField()
     adjudicated = models.BooleanField(default=False)
+    # Short and easy to type, unique within the tournament (the result's path names it).
+    code = models.CharField(max_length=8, blank=True, default="")
+    # In person: the entered result, who entered it and who confirmed it (the scores of
+    # the entry that stands, or of the first of two different entries while disputed).
+    result_status = models.CharField(max_length=10, choices=ResultStatus.choices, default="missing")
+    result_scores = models.JSONField(null=True, blank=True)
+    entered_by = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    confirmed_by = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["round", "number"]

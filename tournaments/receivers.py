@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db import transaction
 
-from games.signals import GameFinished
+from games.signals import GameFinished, RecordedGameFinished
 from tournaments import selectors
 from tournaments.services import changes
 from tournaments.tasks import advance_tournament
@@ -21,3 +21,10 @@ def on_game_finished(*, event: GameFinished, **_: Any) -> None:
     for tournament_id in found:
         transaction.on_commit(partial(advance_tournament.delay, tournament_id))
     changes.mark_changed(tournament_ids=found)
+
+
+def on_recorded_game_finished(*, event: RecordedGameFinished, **_: Any) -> None:
+    """A result entered at one of our in-person tables stands: as for an online game's end,
+    ask the worker to look at the round once the entry commits."""
+    for tournament_id in selectors.tournaments_with_recorded_game(event.key):
+        transaction.on_commit(partial(advance_tournament.delay, tournament_id))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
@@ -25,11 +25,21 @@ from tournaments.models import (
     Tournament,
     TournamentTable,
 )
+from tournaments.results import ranks_of
 from tournaments.standings import Entry, Line, RoundResult, rank_standings
 
-#: Where seeding ratings come from (the ratings app can register one): called with players
-#: and the tournament's rules, returns {player_id: rating}; players left out are unrated.
-RATING_SOURCES: list[Callable[[Sequence[Player], dict[str, Any]], dict[int, float]]] = []
+
+class RatingSource(Protocol):
+    """Called with players, the tournament's rules and its venue (an in-person night reads
+    the ratings of games at real tables); returns {player_id: rating}, the unrated left out."""
+
+    def __call__(
+        self, players: Sequence[Player], rules: dict[str, Any], *, venue: str = ...
+    ) -> dict[int, float]: ...
+
+
+#: Where seeding ratings come from (the ratings app can register one).
+RATING_SOURCES: list[RatingSource] = []
 #: How a rating is shown (the ratings app registers its display rating): rating → integer.
 RATING_DISPLAYS: list[Callable[[float], int]] = []
 
@@ -97,17 +107,37 @@ def running_tournaments() -> list[int]:
     )
 
 
+#: The key of a game recorded from an in-person table: the prefix, then the table's id.
+RECORDED_KEY_PREFIX = "tournament-table:"
+
+
+def recorded_key(table: TournamentTable) -> str:
+    return f"{RECORDED_KEY_PREFIX}{table.pk}"
+
+
+def tournaments_with_recorded_game(key: str) -> list[int]:
+    """The tournament of an in-person table's recorded game (none for another key)."""
+    table_id = key.removeprefix(RECORDED_KEY_PREFIX)
+    if not key.startswith(RECORDED_KEY_PREFIX) or not table_id.isdigit():
+        return []
+    return list(
+        Tournament.objects.filter(round_set__tables__pk=int(table_id)).values_list("pk", flat=True)
+    )
+
+
 def tournaments_with_game(game_id: int) -> list[int]:
     return list(
         Tournament.objects.filter(round_set__tables__game_id=game_id).values_list("pk", flat=True)
     )
 
 
-def ratings_of(players: Sequence[Player], rules: dict[str, Any]) -> dict[int, float]:
+def ratings_of(
+    players: Sequence[Player], rules: dict[str, Any], *, venue: str = "online"
+) -> dict[int, float]:
     """The players' ratings for seeding and entry limits, from the :data:`RATING_SOURCES`."""
     found: dict[int, float] = {}
     for source in RATING_SOURCES:
-        found.update(source(players, rules))
+        found.update(source(players, rules, venue=venue))
     return found
 
 
@@ -232,6 +262,7 @@ def tournament_summary(tournament: Tournament) -> dict[str, Any]:
         "advance_per_table": tournament.advance_per_table,
         "duplicate": tournament.duplicate,
         "club": tournament.club.slug if tournament.club else None,
+        "venue": tournament.venue,
         "created_by": tournament.created_by.username,
         "created_at": iso(tournament.created_at),
         "started_at": iso(tournament.started_at),
@@ -266,9 +297,42 @@ def entrants_data(tournament: Tournament) -> list[dict[str, Any]]:
     return entrants_shown(list(tournament.entrants.select_related("player")))
 
 
+def result_data(table: TournamentTable) -> dict[str, Any]:
+    """An in-person table's result: ``{status, scores, entered_by, confirmed_by}``."""
+    return {
+        "status": table.result_status,
+        "scores": table.result_scores,
+        "entered_by": table.entered_by.username if table.entered_by else None,
+        "confirmed_by": table.confirmed_by.username if table.confirmed_by else None,
+    }
+
+
+def table_result(tournament_id: int, number: int, code: str) -> dict[str, Any]:
+    """The result of in-person table ``code`` of round ``number`` (404 otherwise)."""
+    found = tournament(tournament_id)
+    table = (
+        TournamentTable.objects.select_related("entered_by", "confirmed_by")
+        .filter(round__tournament=found, round__number=number, code=code.upper())
+        .first()
+        if found.venue == Tournament.Venue.IN_PERSON
+        else None
+    )
+    if table is None:
+        raise NotFound("not_found", "No such table at an in-person round.")
+    return result_data(table)
+
+
 def table_data(table: TournamentTable, names: dict[int, str], filler: str) -> dict[str, Any]:
     game = table.game
-    result = game.result or {}
+    final = table.result_status == TournamentTable.ResultStatus.FINAL
+    if game is not None:
+        result = game.result or {}
+        status = game.status
+    else:
+        result = (
+            {"ranks": ranks_of(table.result_scores), "scores": table.result_scores} if final else {}
+        )
+        status = "finished" if final else "playing"
     seats = []
     for seat, entrant_id in enumerate(table.entrant_ids()):
         entry: dict[str, Any] = {
@@ -284,9 +348,11 @@ def table_data(table: TournamentTable, names: dict[int, str], filler: str) -> di
         "number": table.number,
         "table": table.table_id,
         "game": table.game_id,
-        "status": game.status,
+        "code": table.code,
+        "status": status,
         "adjudicated": table.adjudicated,
         "seats": seats,
+        "result": None if game is not None else result_data(table),
     }
 
 
@@ -300,7 +366,7 @@ def round_data(tournament: Tournament, round_: Round, names: dict[int, str]) -> 
         "byes": [names[e] for e in round_.byes],
         "tables": [
             table_data(t, names, tournament.filler_bot)
-            for t in round_.tables.select_related("game")
+            for t in round_.tables.select_related("game", "entered_by", "confirmed_by")
         ],
     }
 
@@ -322,7 +388,7 @@ def round_detail(tournament_id: int, number: int) -> dict[str, Any]:
 def table_detail(tournament_id: int, number: int, table_number: int) -> dict[str, Any]:
     found = tournament(tournament_id)
     table = (
-        TournamentTable.objects.select_related("game")
+        TournamentTable.objects.select_related("game", "entered_by", "confirmed_by")
         .filter(round__tournament=found, round__number=number, number=table_number)
         .first()
     )
@@ -389,6 +455,12 @@ def invitation_data(invitation: Invitation) -> dict[str, Any]:
         "status": invitation.status,
         "created_at": iso(invitation.created_at),
     }
+
+
+def answerer_id(*, player_id: int, is_bot: bool, owner_id: int | None) -> int:
+    """Who answers an invitation of the account ``player_id``: its owner for a bot account
+    with one, else the account itself."""
+    return owner_id if is_bot and owner_id else player_id
 
 
 def invitation_line(invitation: Invitation) -> dict[str, Any]:
@@ -472,7 +544,10 @@ def live_data(detail: dict[str, Any]) -> dict[str, Any]:
         "round_count": detail["round_count"],
         "entrant_count": detail["entrant_count"],
         "tables": [
-            {k: table[k] for k in ("number", "game", "status", "adjudicated")}
+            {
+                **{k: table[k] for k in ("number", "game", "code", "status", "adjudicated")},
+                "result_status": table["result"]["status"] if table["result"] else None,
+            }
             for table in (current["tables"] if current else [])
         ],
         "standings": detail["standings"],

@@ -11,7 +11,7 @@ from accounts.services import HOUSE_BOTS
 from api.strict import StrictSerializer
 from games.engine import PRESETS
 from games.serializers import RulesField, rules_schema
-from tournaments.models import Tournament
+from tournaments.models import Tournament, TournamentTable
 
 #: The largest rating limit accepted (ratings, mu - 3 sigma, are on a scale around 25). An
 #: unbounded one was stored in the audit log as an integer the JSON encoder refused, and the
@@ -110,6 +110,12 @@ class TournamentSettingsSerializer(StrictSerializer):
         help_text="duplicate play (swiss, round robin): every table of a round is dealt the same "
         "deals; standings rank by duplicate_score",
     )
+    venue = serializers.ChoiceField(
+        Tournament.Venue.choices,
+        default="online",
+        help_text="online games, or in_person: real cards at real tables, each table's result "
+        "entered through the API (odd counts then always sit out: byes)",
+    )
 
 
 class UsernameSerializer(StrictSerializer):
@@ -170,6 +176,7 @@ class TournamentSerializer(serializers.Serializer[Any]):
     advance_per_table = serializers.IntegerField()
     duplicate = serializers.BooleanField()
     club = serializers.CharField(allow_null=True, help_text="the club's slug, or null")
+    venue = serializers.ChoiceField(Tournament.Venue.choices)
     created_by = serializers.CharField()
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
@@ -232,13 +239,39 @@ class TableSeatSerializer(serializers.Serializer[Any]):
     score = serializers.IntegerField(required=False)
 
 
+class TableResultSerializer(serializers.Serializer[Any]):
+    """An in-person table's entered result."""
+
+    status = serializers.ChoiceField(TournamentTable.ResultStatus.choices)
+    scores = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="the game scores in seat order (while disputed: the first entry's)",
+    )
+    entered_by = serializers.CharField(allow_null=True)
+    confirmed_by = serializers.CharField(allow_null=True)
+
+
+class ScoresSerializer(StrictSerializer):
+    scores = serializers.ListField(
+        child=serializers.IntegerField(min_value=-100000, max_value=100000),
+        min_length=1,
+        max_length=10,
+        help_text="the game scores of the table's seats, in seat order (they sum to zero)",
+    )
+
+
 class RoundTableSerializer(serializers.Serializer[Any]):
     number = serializers.IntegerField()
-    table = serializers.IntegerField()
-    game = serializers.IntegerField()
+    table = serializers.IntegerField(allow_null=True, help_text="null at an in-person night")
+    game = serializers.IntegerField(allow_null=True, help_text="null at an in-person night")
+    code = serializers.CharField(
+        help_text="short, unique within the tournament: names the table in its result's path"
+    )
     status = serializers.CharField(help_text="playing or finished")
     adjudicated = serializers.BooleanField()
     seats = TableSeatSerializer(many=True)
+    result = TableResultSerializer(allow_null=True, help_text="in person: the entered result")
 
 
 class TableDetailSerializer(RoundTableSerializer):

@@ -28,6 +28,16 @@ urlpatterns = [
         api.AdjudicateView.as_view(),
         name="tournament-table-adjudicate",
     ),
+    path(
+        f"{T}/rounds/<id:number>/tables/<str:code>/result",
+        api.TableResultView.as_view(),
+        name="tournament-table-result",
+    ),
+    path(
+        f"{T}/rounds/<id:number>/tables/<str:code>/result/confirm",
+        api.TableResultConfirmView.as_view(),
+        name="tournament-table-result-confirm",
+    ),
     path(f"{T}/forbidden-pairs", api.ForbiddenPairsView.as_view(), name="tournament-forbidden"),
     path(
         f"{T}/forbidden-pairs/<id:pair_id>",

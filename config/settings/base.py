@@ -111,6 +111,8 @@ INSTALLED_APPS = [
     "quickplay",
     "arena",
     "leagues",
+    "notifications",
+    "chat",
     "health",
     "web",  # the web pages: on top of every other app, and imported by none
     "config.apps.WiringConfig",  # connects the apps to each other (config/wiring.py)
@@ -353,6 +355,14 @@ if QUICKPLAY_SEEK_SECONDS < 1:
 # How often beat marks expired the seeks past their time and tells their seekers.
 QUICKPLAY_EXPIRY_SWEEP_SECONDS = env.float("QUICKPLAY_EXPIRY_SWEEP_SECONDS", default=5.0)
 
+# Guests (visitors who play without an account, docs/web.md): how many guest accounts one
+# client address may make in an hour, and how many days a guest that has not signed up is
+# kept after its last log-in before beat removes it (docs/operations.md).
+GUEST_CREATIONS_PER_HOUR = env.int("GUEST_CREATIONS_PER_HOUR", default=20)
+GUEST_KEEP_DAYS = env.float("GUEST_KEEP_DAYS", default=7.0)
+# A person's first this-many games show the table's hints (unless they turned them off).
+HINT_GAMES = env.int("HINT_GAMES", default=3)
+
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {
         "task": "health.record_heartbeat",
@@ -407,6 +417,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": ARENA_SWEEP_SECONDS,
         "options": {"expires": ARENA_SWEEP_SECONDS},
     },
+    # Guests that never signed up, with the games only they and house bots played.
+    "games-remove-stale-guests": {
+        "task": "games.remove_stale_guests",
+        "schedule": 3600.0,
+        "options": {"expires": 600.0},
+    },
     # Ratings of games whose rating task was lost (the broker was down when they ended).
     "ratings-missed-games": {
         "task": "ratings.rate_missed_games",
@@ -455,6 +471,10 @@ LIVE_MAX_BEHIND_BYTES = env.int("LIVE_MAX_BEHIND_BYTES", default=512 * 1024)
 # A live stream sends a comment when nothing was sent for this long (proxies close idle
 # connections; the contract asks for one at least every 20 s).
 LIVE_KEEPALIVE_SECONDS = env.float("LIVE_KEEPALIVE_SECONDS", default=15.0)
+# Chat (chat/services.py): a person may post CHAT_BURST messages at once, then one more every
+# CHAT_WINDOW_SECONDS / CHAT_BURST seconds (a token bucket shared by all their rooms); 429 beyond.
+CHAT_BURST = env.int("CHAT_BURST", default=6)
+CHAT_WINDOW_SECONDS = env.int("CHAT_WINDOW_SECONDS", default=30)
 # Largest API request body; bigger ones get 413 body_too_large.
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=16 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES, 2_621_440)

@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('clubs', '0001_initial'),
-        ('tournaments', '0005_club'),
+        ('tournaments', '0006_club'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -7,18 +7,19 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
-from accounts.services import house_bot, owned_bot
+from accounts.services import house_bot, owned_bot, refuse_guest
 from clubs.selectors import is_member
 from core.errors import Conflict, Invalid, NotAllowed, NotFound
 from realtime import delivery
 from tournaments.models import Entrant, ForbiddenPair, Invitation, Tournament
-from tournaments.selectors import invitation_line, ratings_of
+from tournaments.selectors import answerer_id, invitation_line, ratings_of
 from tournaments.services.changes import (
     audit,
     changed,
     locked,
     require_organiser,
     require_registering,
+    wake_people,
 )
 
 
@@ -63,13 +64,17 @@ def _answering_for(player: Player, username: str | None) -> Player:
 
 
 def _pending_invitation(tournament: Tournament, player: Player) -> Invitation | None:
-    return tournament.invitations.filter(player=player, status=Invitation.Status.PENDING).first()
+    pending = tournament.invitations.filter(player=player, status=Invitation.Status.PENDING)
+    return pending.select_related("player").first()
 
 
 def _answer(invitation: Invitation, status: str) -> None:
     invitation.status = status
     invitation.answered_at = timezone.now()
     invitation.save(update_fields=["status", "answered_at"])
+    # It no longer waits on whoever answers it (their notifications).
+    player = invitation.player
+    wake_people([answerer_id(player_id=player.pk, is_bot=player.is_bot, owner_id=player.owner_id)])
 
 
 def _check_limits(tournament: Tournament, player: Player) -> None:
@@ -77,7 +82,7 @@ def _check_limits(tournament: Tournament, player: Player) -> None:
         raise Conflict("bots_not_allowed", "This tournament is for humans only.")
     if not player.is_bot and not tournament.humans_allowed:
         raise Conflict("humans_not_allowed", "This tournament is for bots only.")
-    rating = ratings_of([player], tournament.rules).get(player.pk)
+    rating = ratings_of([player], tournament.rules, venue=tournament.venue).get(player.pk)
     low, high = tournament.min_rating, tournament.max_rating
     if (low is not None or high is not None) and (
         rating is None or (low is not None and rating < low) or (high is not None and rating > high)
@@ -98,6 +103,7 @@ def _require_member(tournament: Tournament, player: Player) -> None:
 
 
 def _enter(tournament: Tournament, player: Player, name: str, is_house: bool) -> Entrant:
+    refuse_guest(player, doing="enter tournaments")
     if not is_house:
         _require_member(tournament, player)
     if is_house:
@@ -162,6 +168,8 @@ def add_entrant(actor: Player, *, tournament_id: int, username: str) -> Entrant 
         require_registering(tournament)
         added: Entrant | Invitation
         if username.startswith(HOUSE_BOT_PREFIX):
+            if tournament.venue == Tournament.Venue.IN_PERSON:
+                raise Conflict("in_person_night", "House bots cannot sit at real tables.")
             added = _enter(tournament, house_bot(username), username, is_house=True)
             audit(tournament, actor, "entrant_added", entrant=added.name)
         else:
@@ -187,8 +195,9 @@ def _invite(tournament: Tournament, actor: Player, player: Player) -> Invitation
     if limit is not None and tournament.entrants.count() >= limit:
         raise Conflict("tournament_full", f"The tournament is full ({limit} players).")
     invitation = Invitation.objects.create(tournament=tournament, player=player, invited_by=actor)
-    recipient = player.owner_id if player.is_bot and player.owner_id else player.pk
+    recipient = answerer_id(player_id=player.pk, is_bot=player.is_bot, owner_id=player.owner_id)
     delivery.send([recipient], type="tournament_invite", payload=invitation_line(invitation))
+    wake_people([recipient])
     audit(tournament, actor, "entrant_invited", player=player.username)
     return invitation
 
@@ -201,9 +210,13 @@ def remove_entrant(actor: Player, *, tournament_id: int, name: str) -> None:
         require_organiser(tournament, actor)
         entrant = tournament.entrants.filter(name=name).first()
         if entrant is None or entrant.status == Entrant.Status.WITHDRAWN:
-            invitation = tournament.invitations.filter(
-                player__username=name, status=Invitation.Status.PENDING
-            ).first()
+            invitation = (
+                tournament.invitations.filter(
+                    player__username=name, status=Invitation.Status.PENDING
+                )
+                .select_related("player")
+                .first()
+            )
             if invitation is None:
                 raise NotFound("not_found", f"No entrant '{name}'.")
             _answer(invitation, Invitation.Status.CANCELLED)

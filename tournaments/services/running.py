@@ -20,17 +20,19 @@ from games.models import Game
 from games.play import adjudicate_game
 from games.tables import start_seated_game
 from realtime import delivery
-from tournaments import seating
+from tournaments import results, seating
 from tournaments.models import Entrant, Invitation, Result, Round, Tournament, TournamentTable
-from tournaments.selectors import entrant_history, ratings_of, standings_order
+from tournaments.selectors import answerer_id, entrant_history, ratings_of, standings_order
 from tournaments.services.changes import (
     audit,
     changed,
     locked,
     require_organiser,
     require_registering,
+    wake_people,
 )
 from tournaments.services.setup import game_rules
+from tournaments.services.table_results import adjudicate_in_person
 from tournaments.standings import duplicate_scores, points_for_ranks
 
 MIN_ENTRANTS = 3
@@ -62,7 +64,9 @@ def _start(tournament: Tournament, actor: Player | None) -> None:
             f"A tournament needs at least {MIN_ENTRANTS} entrants.",
             entrants=len(entrants),
         )
-    ratings = ratings_of([e.player for e in entrants if not e.is_house], tournament.rules)
+    ratings = ratings_of(
+        [e.player for e in entrants if not e.is_house], tournament.rules, venue=tournament.venue
+    )
     for entrant in entrants:
         entrant.rating = None if entrant.is_house else ratings.get(entrant.player_id)
     # Seeds: by rating (the unrated after), then by order of entry.
@@ -76,9 +80,14 @@ def _start(tournament: Tournament, actor: Player | None) -> None:
     tournament.started_at = timezone.now()
     tournament.save(update_fields=["rounds", "status", "started_at"])
     # Invitations never answered lapse: the invited are not entered.
-    tournament.invitations.filter(status=Invitation.Status.PENDING).update(
-        status=Invitation.Status.LAPSED, answered_at=tournament.started_at
+    lapsing = tournament.invitations.filter(status=Invitation.Status.PENDING)
+    wake_people(
+        answerer_id(player_id=player, is_bot=is_bot, owner_id=owner)
+        for player, is_bot, owner in lapsing.values_list(
+            "player_id", "player__is_bot", "player__owner_id"
+        )
     )
+    lapsing.update(status=Invitation.Status.LAPSED, answered_at=tournament.started_at)
     audit(tournament, actor, "started", entrants=len(entrants), rounds=tournament.rounds)
     _open_round(tournament, 1)
     changed(tournament)
@@ -107,7 +116,9 @@ def _seating(tournament: Tournament, number: int) -> seating.Seating:
     active = list(tournament.entrants.filter(status=Entrant.Status.ACTIVE).order_by("seed", "pk"))
     ids = [e.pk for e in active]
     history = entrant_history(tournament)
-    odd = tournament.odd_count
+    # No house bot sits at a real table.
+    in_person = tournament.venue == Tournament.Venue.IN_PERSON
+    odd = Tournament.OddCount.BYES if in_person else tournament.odd_count
     if tournament.format == Tournament.Format.KNOCKOUT:
         return seating.knockout_round(ids, history, odd)
     if tournament.format == Tournament.Format.ROUND_ROBIN:
@@ -138,21 +149,31 @@ def _open_round(tournament: Tournament, number: int) -> Round:
     entrants = {e.pk: e for e in tournament.entrants.select_related("player")}
     filler = house_bot(tournament.filler_bot)
     rules = game_rules(rules=tournament.rules, hands_per_game=tournament.hands_per_game)
+    in_person = tournament.venue == Tournament.Venue.IN_PERSON
+    codes = set(
+        TournamentTable.objects.filter(round__tournament=tournament).values_list("code", flat=True)
+    )
+    rng = random.Random(secrets.token_hex(8))
     for table_number, seats in enumerate(plan.tables, start=1):
-        players = [filler if e == seating.FILLER else entrants[e].player for e in seats]
-        game = start_seated_game(
-            tournament.created_by,
-            rules=rules,
-            rated=tournament.rated,
-            move_seconds=tournament.move_seconds,
-            players=players,
-            deal_seed=round_.deal_seed,
-        )
-        TournamentTable.objects.create(
+        code = results.new_code(codes, rng)
+        codes.add(code)
+        game = None
+        if not in_person:
+            players = [filler if e == seating.FILLER else entrants[e].player for e in seats]
+            game = start_seated_game(
+                tournament.created_by,
+                rules=rules,
+                rated=tournament.rated,
+                move_seconds=tournament.move_seconds,
+                players=players,
+                deal_seed=round_.deal_seed,
+            )
+        table = TournamentTable.objects.create(
             round=round_,
             number=table_number,
-            table_id=game.table_id,
+            table_id=game.table_id if game else None,
             game=game,
+            code=code,
             seats=[
                 {"seat": seat, "entrant": None if e == seating.FILLER else e}
                 for seat, e in enumerate(seats)
@@ -163,7 +184,7 @@ def _open_round(tournament: Tournament, number: int) -> Round:
                 delivery.send(
                     [entrants[entrant_id].player_id],
                     type="tournament_round",
-                    payload=_round_line(tournament, round_, table_number, game, seat),
+                    payload=_round_line(tournament, round_, table, game, seat),
                 )
     for entrant_id in plan.byes:
         if not entrants[entrant_id].is_house:
@@ -174,13 +195,21 @@ def _open_round(tournament: Tournament, number: int) -> Round:
             )
     tournament.current_round = number
     tournament.save(update_fields=["current_round"])
+    wake_people(_seated_people(round_))
     return round_
+
+
+def _seated_people(round_: Round) -> list[int]:
+    """The people (not house bots) seated at the tables of ``round_``."""
+    seated = [e for t in round_.tables.all() for e in t.entrant_ids() if e is not None]
+    entrants = Entrant.objects.filter(pk__in=seated, is_house=False)
+    return list(entrants.values_list("player_id", flat=True))
 
 
 def _round_line(
     tournament: Tournament,
     round_: Round,
-    table: int | None,
+    table: TournamentTable | None,
     game: Game | None,
     seat: int | None,
 ) -> dict[str, Any]:
@@ -189,10 +218,11 @@ def _round_line(
         "name": tournament.name,
         "round": round_.number,
         "rounds": tournament.rounds,
-        "table": table,
+        "table": table.number if table else None,
+        "code": table.code if table else None,
         "game": game.pk if game else None,
         "seat": seat,
-        "bye": game is None,
+        "bye": table is None,
         "deadline": round_.deadline.isoformat().replace("+00:00", "Z"),
     }
 
@@ -208,9 +238,10 @@ def advance(*, tournament_id: int) -> bool:
         if round_ is None or round_.status != Round.Status.PLAYING:
             return False
         tables = list(round_.tables.select_related("game"))
-        if any(t.game.status != Game.Status.FINISHED for t in tables):
+        if any(outcome_of(t) is None for t in tables):
             return False
         _score_round(tournament, round_, tables)
+        wake_people(_seated_people(round_))  # the round no longer waits on them
         if _is_last_round(tournament, round_, tables):
             tournament.status = Tournament.Status.FINISHED
             tournament.finished_at = timezone.now()
@@ -220,6 +251,16 @@ def advance(*, tournament_id: int) -> bool:
             _open_round(tournament, round_.number + 1)
         changed(tournament)
     return True
+
+
+def outcome_of(table: TournamentTable) -> dict[str, Any] | None:
+    """A table's ``{ranks, scores}`` once it is over: its game's result, or in person the
+    result that stands; None before."""
+    if table.game is not None:
+        return table.game.result if table.game.status == Game.Status.FINISHED else None
+    if table.result_status != TournamentTable.ResultStatus.FINAL:
+        return None
+    return results.outcome_of(table.result_scores or [])
 
 
 def _is_last_round(tournament: Tournament, round_: Round, tables: list[TournamentTable]) -> bool:
@@ -234,10 +275,10 @@ def _is_last_round(tournament: Tournament, round_: Round, tables: list[Tournamen
 def _score_round(tournament: Tournament, round_: Round, tables: list[TournamentTable]) -> None:
     results: list[Result] = []
     against_the_field = duplicate_scores(
-        [(table.game.result or {})["scores"] for table in tables] if tournament.duplicate else []
+        [(outcome_of(table) or {})["scores"] for table in tables] if tournament.duplicate else []
     )
     for number, table in enumerate(tables):
-        outcome = table.game.result or {}
+        outcome = outcome_of(table) or {}
         ranks, scores = outcome["ranks"], outcome["scores"]
         points = points_for_ranks(ranks, tournament.points_by_rank)
         for seat, entrant_id in enumerate(table.entrant_ids()):
@@ -271,7 +312,7 @@ def _eliminate(tournament: Tournament, round_: Round, tables: list[TournamentTab
     seeds = dict(tournament.entrants.values_list("pk", "seed"))
     out: list[int] = []
     for table in tables:
-        outcome = table.game.result or {}
+        outcome = outcome_of(table) or {}
         at_table = [
             seating.TableResult(e, outcome["ranks"][seat], outcome["scores"][seat], seeds[e] or 0)
             for seat, e in enumerate(table.entrant_ids())
@@ -296,7 +337,7 @@ def adjudicate(actor: Player, *, tournament_id: int, round_number: int, table_nu
         )
         if table is None:
             raise NotFound("not_found", "No such table.")
-        if table.game.status == Game.Status.FINISHED:
+        if outcome_of(table) is not None:
             raise Conflict("game_finished", "The game at this table is over.")
         if timezone.now() < table.round.deadline:
             raise Conflict(
@@ -304,10 +345,15 @@ def adjudicate(actor: Player, *, tournament_id: int, round_number: int, table_nu
                 "Tables can be adjudicated once the round's deadline has passed.",
                 deadline=table.round.deadline.isoformat(),
             )
-        game = adjudicate_game(table.game_id)
-        table.adjudicated = True
-        table.save(update_fields=["adjudicated"])
-        result = game.result if game else None
+        result: dict[str, Any] | None
+        if table.game_id is None:
+            # In person: the entry that stands, or a draw (table_results).
+            result = results.outcome_of(adjudicate_in_person(tournament, table))
+        else:
+            game = adjudicate_game(table.game_id)
+            table.adjudicated = True
+            table.save(update_fields=["adjudicated"])
+            result = game.result if game else None
         audit(
             tournament,
             actor,

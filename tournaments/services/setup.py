@@ -10,7 +10,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Player
-from accounts.services import HOUSE_BOTS
+from accounts.services import HOUSE_BOTS, refuse_guest
 from clubs.selectors import club_run_by, require_admin
 from core.errors import Conflict, Invalid, NotFound
 from games.tables import parse_rules
@@ -44,6 +44,7 @@ SETTINGS = (
     "points_by_rank",
     "advance_per_table",
     "duplicate",
+    "venue",
 )
 
 
@@ -82,14 +83,25 @@ def _check_settings(values: Mapping[str, Any]) -> None:
             "A knockout goes by the ranks at each table: duplicate is for swiss and round robin."
         )
         raise Invalid("invalid", message, fields={"duplicate": [message]})
+    if values["venue"] == Tournament.Venue.IN_PERSON and values["duplicate"]:
+        message = "Real cards are shuffled at each table: duplicate play is online only."
+        raise Invalid("invalid", message, fields={"duplicate": [message]})
+
+
+def _in_person_byes(tournament: Tournament) -> None:
+    """No house bot sits at a real table: an in-person night's odd counts sit out (byes)."""
+    if tournament.venue == Tournament.Venue.IN_PERSON:
+        tournament.odd_count = Tournament.OddCount.BYES
 
 
 def create_tournament(creator: Player, *, values: Mapping[str, Any]) -> Tournament:
     """A new tournament organised by ``creator``, with the :data:`SETTINGS` in ``values``
     (the others keep their defaults)."""
+    refuse_guest(creator, doing="organise tournaments")
     fields = {key: values[key] for key in SETTINGS if key in values}
     tournament = Tournament(created_by=creator, **fields)
     _set_club(tournament, creator, values)
+    _in_person_byes(tournament)
     _check_settings({key: getattr(tournament, key) for key in SETTINGS})
     tournament.rules = parse_rules(tournament.rules).to_dict()
     with transaction.atomic():
@@ -132,6 +144,7 @@ def update_tournament(
             if key in altered:
                 setattr(tournament, key, altered[key])
         _set_club(tournament, actor, changes)
+        _in_person_byes(tournament)
         _check_settings({key: getattr(tournament, key) for key in SETTINGS})
         tournament.rules = parse_rules(tournament.rules).to_dict()
         tournament.save()

@@ -3,6 +3,8 @@ whole record after the end."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -13,6 +15,7 @@ from core.errors import Conflict
 from games import selectors as games
 from games.models import Game
 from tournaments import selectors as tournaments
+from web.chat_panel import game_chat
 from web.people import signed_in
 from web.table import table_context
 
@@ -40,9 +43,18 @@ def _embargoed(request: HttpRequest, game_id: int) -> HttpResponse:
 @never_cache
 def table(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
-        return render(request, "web/game/page.html", _context(request, game_id))
+        context = _context(request, game_id)
     except Conflict:  # deals_embargoed: other tables still play these cards
         return _embargoed(request, game_id)
+    context["chat"] = game_chat(signed_in(request), game_id)
+    view: dict[str, Any] = context["view"]  # type: ignore[assignment]
+    if view.get("your_seat") is not None and view["status"] == "playing":
+        # A person's first games: hints beside the table (they may switch them off).
+        hints = games.wants_hints(signed_in(request))
+        if hints is not None:
+            context["hints"] = hints
+            return render(request, "web/game/hinted.html", context)
+    return render(request, "web/game/page.html", context)
 
 
 @require_safe

@@ -32,7 +32,9 @@ from tournaments.serializers import (
     UsernameSerializer,
 )
 from tournaments.services import entries, running, setup
+from web.chat_panel import tournament_chat
 from web.people import signed_in
+from web.returns import return_path
 from web.tournament_pages import (
     TournamentForm,
     flat_messages,
@@ -144,6 +146,7 @@ def _page_context(
         "my_table": table_of(detail, viewer) if mine and viewer else None,
         "settings_form": settings_form,
         "house_bots": HOUSE_BOTS,
+        "chat": tournament_chat(person, tournament_id),
     }
 
 
@@ -178,7 +181,8 @@ def _act(
     done: str,
     anchor: str = "",
 ) -> HttpResponse:
-    """Run one service for the person, then back to the page with what happened."""
+    """Run one service for the person, then back to the page with what happened (the
+    tournament's, or the page the form came from: the notification bell's forms)."""
     person = signed_in(request)
     assert person is not None  # login_required
     try:
@@ -187,7 +191,7 @@ def _act(
         messages.error(request, error.message)
     else:
         messages.success(request, done)
-    return HttpResponseRedirect(f"/tournaments/{tournament_id}{anchor}")
+    return HttpResponseRedirect(return_path(request, f"/tournaments/{tournament_id}{anchor}"))
 
 
 def _posted(request: HttpRequest, serializer_class: type[Any], data: Any) -> dict[str, Any] | None:

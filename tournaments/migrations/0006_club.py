@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('clubs', '0001_initial'),
-        ('tournaments', '0004_version'),
+        ('tournaments', '0005_in_person'),
     ]
 
     operations = [
