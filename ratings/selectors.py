@@ -19,7 +19,7 @@ from games.models import GamePlayer
 from ratings import skill
 from ratings.display import display_rating
 from ratings.models import Rating, RatingChange
-from ratings.pools import DEFAULT_POOL, IN_PERSON_POOL, POOLS, pool_of, table_size
+from ratings.pools import DEFAULT_POOL, IN_PERSON_POOL, POOLS, RATED_POOLS, pool_of, table_size
 from ratings.replay import Replay, stored_games
 
 LISTS = ("ranked", "provisional", "inactive")
@@ -172,9 +172,10 @@ def leaderboards(
 def members_leaderboard(
     pool: str | None, which: str, player_ids: Collection[int]
 ) -> list[dict[str, Any]]:
-    """The list ``which`` of the leaderboard of ``pool`` (the default pool if None; else 400
-    ``unknown_pool``) of these players only: a club's leaderboard."""
-    return leaderboards(valid_pool(pool), player_ids=player_ids)[which]
+    """The list ``which`` of the leaderboard of ``pool`` (the default pool if None; any pool
+    the site's leaderboard takes, else 400 ``unknown_pool``) of these players only: a club's
+    leaderboard."""
+    return leaderboards(valid_pool(pool, known=RATED_POOLS), player_ids=player_ids)[which]
 
 
 def display_ratings(player_ids: Sequence[int]) -> dict[int, dict[str, int]]:

@@ -296,5 +296,11 @@ def test_it_shows_members_ratings_and_ranks_them_as_the_site_does(api_server: Li
     provisional = ann.ok("GET", f"/clubs/{slug}/leaderboard?pool=race&list=provisional")
     assert [e["username"] for e in provisional["results"]] == ["cat"]
     assert ann.ok("GET", f"/clubs/{slug}/leaderboard")["results"] == board
+    # Every pool of the site's leaderboard, the in-person one too.
+    rate("bob", "in_person", 27.0, 3.0, 12)
+    in_person = ann.ok("GET", f"/clubs/{slug}/leaderboard?pool=in_person")["results"]
+    assert [(e["rank"], e["username"], e["display_rating"]) for e in in_person] == [
+        (1, "bob", 1950)
+    ]
     error_of(ann.get(f"/clubs/{slug}/leaderboard?pool=nope"), 400, "unknown_pool")
     error_of(ann.get("/clubs/nowhere/leaderboard"), 404, "not_found")
