@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema
@@ -80,6 +80,10 @@ class StrictSerializer(serializers.Serializer[Any]):
     # body that is not an object, a field it has not, a value of another JSON type. (A
     # comment, not a docstring: the schema would show a docstring on every input.)
 
+    # Validated whole by its view even on a PATCH (drf-spectacular documents a PATCH's body
+    # as partial): its schema keeps its required fields.
+    whole_on_patch: ClassVar[bool] = False
+
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, Mapping):
             raise serializers.ValidationError(
@@ -124,6 +128,10 @@ class StrictSerializerSchema(OpenApiSerializerExtension):
             self.target, direction, bypass_extensions=True
         )
         schema["additionalProperties"] = False
+        if self.target.partial and self.target.whole_on_patch:
+            required = [n for n, f in self.target.fields.items() if f.required and not f.read_only]
+            if required:
+                schema["required"] = required
         for name, field in self.target.fields.items():
             shown = schema.get("properties", {}).get(name, {})
             _describe_text(field, shown)

@@ -15,11 +15,13 @@ urlpatterns = [
     path("", include("realtime.urls")),
     path("", include("games.urls")),
     path("", include("bots.urls")),
+    path("", include("clubs.urls")),
     path("", include("tournaments.urls")),
     path("", include("ratings.urls")),
     path("", include("challenges.urls")),
     path("", include("quickplay.urls")),
     path("", include("arena.urls")),
+    path("", include("leagues.urls")),
     path("", include("notifications.urls")),
     path("", include("chat.urls")),
 ]

@@ -24,6 +24,7 @@ def connect() -> None:
     from bots.strategies import strong
     from challenges import live as challenge_live
     from challenges import selectors as challenge_selectors
+    from clubs import selectors as club_selectors
     from games import in_play, signals
     from games import live as game_live
     from games import selectors as game_selectors
@@ -91,6 +92,8 @@ def connect() -> None:
     # Tournament seeding and rating-range limits read the ratings.
     _add(tournament_selectors.RATING_SOURCES, rating_selectors.seeding_ratings)
     _add(tournament_selectors.RATING_DISPLAYS, rating_display.display_rating)
+    # A club's members show their ratings.
+    _add(club_selectors.MEMBER_RATINGS, rating_selectors.display_ratings)
 
     # A game's live feed renders the page's table once per seat for all that seat's pages.
     game_live.FRAGMENTS.setdefault("table", table_fragment)

@@ -4,7 +4,7 @@ predictions, and the quality report of the model on the stored games."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,7 +19,7 @@ from games.models import GamePlayer
 from ratings import skill
 from ratings.display import display_rating
 from ratings.models import Rating, RatingChange
-from ratings.pools import DEFAULT_POOL, IN_PERSON_POOL, POOLS, pool_of, table_size
+from ratings.pools import DEFAULT_POOL, IN_PERSON_POOL, POOLS, RATED_POOLS, pool_of, table_size
 from ratings.replay import Replay, stored_games
 
 LISTS = ("ranked", "provisional", "inactive")
@@ -146,10 +146,16 @@ def leaderboard(
     return leaderboards(pool, now)[which]
 
 
-def leaderboards(pool: str, now: datetime | None = None) -> dict[str, list[dict[str, Any]]]:
-    """The pool's three lists (see :func:`leaderboard`) from one read of its ratings."""
+def leaderboards(
+    pool: str, now: datetime | None = None, *, player_ids: Collection[int] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """The pool's three lists (see :func:`leaderboard`) from one read of its ratings; of
+    ``player_ids`` only when given (a club's members), ranked among themselves."""
     now = now or timezone.now()
-    rows = Rating.objects.filter(pool=pool, games__gt=0, player__is_active=True).values_list(
+    found = Rating.objects.filter(pool=pool, games__gt=0, player__is_active=True)
+    if player_ids is not None:
+        found = found.filter(player_id__in=player_ids)
+    rows = found.values_list(
         "player__username", "player__is_bot", "mu", "sigma", "games", "last_played_at"
     )
     lists: dict[str, list[dict[str, Any]]] = {"ranked": [], "provisional": [], "inactive": []}
@@ -161,6 +167,26 @@ def leaderboards(pool: str, now: datetime | None = None) -> dict[str, list[dict[
         entries.sort(key=lambda e: (-e["ordinal"], -e["mu"], e["username"]))
         lists[kind] = [{"rank": i, **entry} for i, entry in enumerate(entries, start=1)]
     return lists
+
+
+def members_leaderboard(
+    pool: str | None, which: str, player_ids: Collection[int]
+) -> list[dict[str, Any]]:
+    """The list ``which`` of the leaderboard of ``pool`` (the default pool if None; any pool
+    the site's leaderboard takes, else 400 ``unknown_pool``) of these players only: a club's
+    leaderboard."""
+    return leaderboards(valid_pool(pool, known=RATED_POOLS), player_ids=player_ids)[which]
+
+
+def display_ratings(player_ids: Sequence[int]) -> dict[int, dict[str, int]]:
+    """Each player's display rating (inactivity applied) in every pool it is rated in."""
+    now = timezone.now()
+    rows = Rating.objects.filter(player_id__in=player_ids, games__gt=0).order_by("pool")
+    shown: dict[int, dict[str, int]] = {}
+    for row in rows:
+        rating = current(row.mu, row.sigma, row.games, row.last_played_at, now)
+        shown.setdefault(row.player_id, {})[row.pool] = display_rating(rating.skill.ordinal)
+    return shown
 
 
 def rating_history(username: str, *, pool: str) -> QuerySet[RatingChange]:

@@ -75,6 +75,7 @@ PURE_TEST_FILES = {
     "test_bot_strong_inference.py",
     "test_bot_strong_search.py",
     "test_botmatch.py",
+    "test_league_table.py",
     "test_migrations_upgrade.py",
     "test_python_versions.py",
     "test_ratings_skill.py",

@@ -71,7 +71,7 @@ def test_it_declares_every_package_to_import_linter() -> None:
     (layers,) = (c for c in IMPORT_LINTER["contracts"] if c["type"] == "layers")
     layered = {name.strip() for layer in layers["layers"] for name in re.split("[|:]", layer)}
 
-    assert {"games", "ratings", "tournaments", "bots", "config"} <= PROJECT_PACKAGES
+    assert {"games", "ratings", "tournaments", "clubs", "bots", "config"} <= PROJECT_PACKAGES
     assert set(IMPORT_LINTER["root_packages"]) == PROJECT_PACKAGES
     assert layered == PROJECT_PACKAGES
 

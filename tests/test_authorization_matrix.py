@@ -94,6 +94,10 @@ class World:
         body = {"name": fresh("cup"), "format": "swiss", "rounds": 1}
         return int(self.ann().ok("POST", "/tournaments", 201, json=body)["id"])
 
+    def new_club(self, owner: str = "ann", joining: str = "open") -> str:
+        body = {"name": fresh("club"), "joining": joining}
+        return str(self.people[owner].ok("POST", "/clubs", 201, json=body)["slug"])
+
     def new_table(self, creator: str = "ann") -> int:
         body = {"rules": "classic", "move_seconds": 600}
         return int(self.people[creator].ok("POST", "/tables", 201, json=body)["id"])
@@ -278,6 +282,66 @@ def registered(world: World, caller: str) -> Call:
     return Call(f"/tournaments/{tournament_id}/withdraw")
 
 
+def club_of_ann(suffix: str = "", body: Any = None) -> Prepare:
+    return lambda world, caller: Call(f"/clubs/{world.new_club()}{suffix}", body)
+
+
+def club_of_ann_with(setup: Callable[[World, str], str], body: Any = None) -> Prepare:
+    """A new club of Ann's (taking requests), with ``setup`` done; it gives the path's tail."""
+
+    def prepare(world: World, caller: str) -> Call:
+        slug = world.new_club(joining="request")
+        return Call(f"/clubs/{slug}{setup(world, slug)}", body)
+
+    return prepare
+
+
+def carl_requested(suffix: str) -> Callable[[World, str], str]:
+    def setup(world: World, slug: str) -> str:
+        carl = world.people["carl"]
+        carl.ok("POST", f"/clubs/{slug}/join", 202, json={})
+        return f"/requests/{carl.username}{suffix}"
+
+    return setup
+
+
+def carl_member(world: World, slug: str) -> str:
+    carl = world.people["carl"]
+    world.ann().ok("POST", f"/clubs/{slug}/invitations", 201, json={"username": carl.username})
+    carl.ok("POST", f"/clubs/{slug}/join", 201, json={})
+    return f"/members/{carl.username}"
+
+
+def club_of_carl_inviting_ann(world: World, caller: str) -> Call:
+    slug = world.new_club(owner="carl", joining="invite")
+    body = {"username": world.ann().username}
+    world.people["carl"].ok("POST", f"/clubs/{slug}/invitations", 201, json=body)
+    return Call(f"/clubs/{slug}/invitations/decline", {})
+
+
+def club_of_carl_ann_joined(world: World, caller: str) -> Call:
+    slug = world.new_club(owner="carl")
+    world.ann().ok("POST", f"/clubs/{slug}/join", 201, json={})
+    return Call(f"/clubs/{slug}/leave", {})
+
+
+def league_of_ann(suffix: str, body: Any = None) -> Prepare:
+    """A new club of Ann's with a league (``{tournament}`` in the body: a new tournament of
+    the club's)."""
+
+    def prepare(world: World, caller: str) -> Call:
+        slug = world.new_club()
+        league = {"name": fresh("league"), "scoring": "sum"}
+        made = world.ann().ok("POST", f"/clubs/{slug}/leagues", 201, json=league)
+        filled = body
+        if body == {"tournament": None}:
+            night = {"name": fresh("night"), "format": "swiss", "rounds": 1, "club": slug}
+            filled = {"tournament": world.ann().ok("POST", "/tournaments", 201, json=night)["id"]}
+        return Call(f"/clubs/{slug}/leagues/{made['id']}{suffix}", filled)
+
+    return prepare
+
+
 def game_of_ann(suffix: str) -> Prepare:
     """A new game of Ann, her bot and Carl (the world's game is left to the other rows)."""
 
@@ -359,6 +423,8 @@ class Row:
 G = "/api/v1/games/{game_id}"
 C = "/api/v1/challenges/{challenge_id}"
 T = "/api/v1/tournaments/{tournament_id}"
+CLUB = "/api/v1/clubs/{slug}"
+CLUB_ADMIN = "- x 200 S 200 S 403/not_club_admin -"
 TABLES = "/api/v1/tables/{table_id}"
 PUBLIC = "200 x 200 200 200 200 200 -"
 ANY_TOKEN = "- x 200 200 200 200 200 -"
@@ -512,6 +578,55 @@ ROWS: dict[tuple[str, str], Row] = {
     ("POST", T + "/rounds/{number}/tables/{table}/adjudicate"): Row(
         fixed("/tournaments/{tournament}/rounds/1/tables/1/adjudicate"),
         "- x 409/round_not_overdue S 409/round_not_overdue S 403/not_organiser -",
+    ),
+    # Clubs
+    ("GET", "/api/v1/clubs"): Row(fixed("/clubs"), PUBLIC),
+    ("POST", "/api/v1/clubs"): Row(
+        fixed("/clubs", {"name": "Club", "joining": "open"}), "- x 201 S 201 S 201 -"
+    ),
+    ("GET", CLUB): Row(club_of_ann(), PUBLIC),
+    ("PATCH", CLUB): Row(club_of_ann("", {"description": "Thursdays"}), CLUB_ADMIN),
+    ("POST", CLUB + "/join"): Row(
+        lambda world, caller: Call(f"/clubs/{world.new_club(owner='carl')}/join", {}),
+        "- x 201 201 S 201 201 -",
+    ),
+    ("GET", CLUB + "/requests"): Row(club_of_ann("/requests"), CLUB_ADMIN),
+    ("POST", CLUB + "/requests/{username}/approve"): Row(
+        club_of_ann_with(carl_requested("/approve")), "- x 201 S 201 S 403/not_club_admin -"
+    ),
+    ("POST", CLUB + "/requests/{username}/decline"): Row(
+        club_of_ann_with(carl_requested("/decline")), "- x 204 S 204 S 403/not_club_admin -"
+    ),
+    ("POST", CLUB + "/invitations"): Row(
+        lambda world, caller: Call(
+            f"/clubs/{world.new_club()}/invitations", {"username": world.people["carl"].username}
+        ),
+        "- x 201 S 201 S 403/not_club_admin -",
+    ),
+    ("POST", CLUB + "/invitations/decline"): Row(
+        club_of_carl_inviting_ann, "- x 204 204 S 409/not_invited 409/not_invited -"
+    ),
+    ("POST", CLUB + "/leave"): Row(
+        club_of_carl_ann_joined, "- x 204 204 S 403/not_a_member 403/not_a_member -"
+    ),
+    ("GET", CLUB + "/members"): Row(club_of_ann("/members"), PUBLIC),
+    ("PATCH", CLUB + "/members/{username}"): Row(
+        club_of_ann_with(carl_member, {"role": "admin"}), CLUB_ADMIN
+    ),
+    ("DELETE", CLUB + "/members/{username}"): Row(
+        club_of_ann_with(carl_member), "- x 204 S 204 S 403/not_club_admin -"
+    ),
+    ("GET", CLUB + "/leaderboard"): Row(club_of_ann("/leaderboard?pool=classic"), PUBLIC),
+    ("GET", CLUB + "/tournaments"): Row(club_of_ann("/tournaments"), PUBLIC),
+    ("GET", CLUB + "/leagues"): Row(club_of_ann("/leagues"), PUBLIC),
+    ("POST", CLUB + "/leagues"): Row(
+        club_of_ann("/leagues", {"name": "Winter", "scoring": "sum"}),
+        "- x 201 S 201 S 403/not_club_admin -",
+    ),
+    ("GET", CLUB + "/leagues/{league_id}"): Row(league_of_ann(""), PUBLIC),
+    ("POST", CLUB + "/leagues/{league_id}/tournaments"): Row(
+        league_of_ann("/tournaments", {"tournament": None}),
+        "- x 201 S 201 S 403/not_club_admin -",
     ),
     ("GET", T + "/rounds/{number}/tables/{code}/result"): Row(
         lambda world, caller: Call(in_person_table(world, pending=True)), PUBLIC

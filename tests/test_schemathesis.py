@@ -105,13 +105,17 @@ RULES_THE_SCHEMA_CANNOT_STATE = {
         " name a finished game (404 or 409 otherwise)",
     ),
     "POST /api/v1/tournaments": (
-        ("humans_allowed", "min_rating", "rounds", "duplicate"),
+        ("humans_allowed", "min_rating", "rounds", "duplicate", "club"),
         "settings that depend on each other: someone may enter, min_rating <= max_rating,"
-        " neither rounds nor duplicate for a knockout",
+        " neither rounds nor duplicate for a knockout; `club` must name a club",
     ),
     "PATCH /api/v1/tournaments/{tournament_id}": (
-        ("humans_allowed", "min_rating", "rounds", "duplicate"),
+        ("humans_allowed", "min_rating", "rounds", "duplicate", "club"),
         "the settings that depend on each other, as when the tournament is made",
+    ),
+    "POST /api/v1/clubs/{slug}/leagues": (
+        "best",
+        "`best` is given with scoring `best`, and only then",
     ),
     "POST /api/v1/seeks": (
         "rating_range",

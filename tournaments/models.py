@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import Q
 
 from accounts.models import Player
+from clubs.models import Club
 from games.models import Game, Table
 
 
@@ -71,6 +72,10 @@ class Tournament(models.Model):
     # Duplicate play (docs/tournaments.md): every table of a round is dealt the same deals,
     # and standings rank by each entrant's score against the same seat at the other tables.
     duplicate = models.BooleanField(default=False)
+    # A club's tournament: set by one of its admins; only its members may enter.
+    club = models.ForeignKey(
+        Club, null=True, blank=True, on_delete=models.PROTECT, related_name="tournaments"
+    )
     venue = models.CharField(max_length=10, choices=Venue.choices, default="online")
     status = models.CharField(max_length=12, choices=Status.choices, default="registering")
     current_round = models.PositiveSmallIntegerField(default=0)

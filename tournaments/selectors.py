@@ -45,7 +45,9 @@ RATING_DISPLAYS: list[Callable[[float], int]] = []
 
 
 def tournaments(status: str | None) -> QuerySet[Tournament]:
-    rows = Tournament.objects.select_related("created_by").annotate(entrant_count=Count("entrants"))
+    rows = Tournament.objects.select_related("created_by", "club").annotate(
+        entrant_count=Count("entrants")
+    )
     if status:
         rows = rows.filter(status=status)
     return rows.order_by("-created_at", "-pk")
@@ -87,7 +89,9 @@ def deals_embargoed(game: Game) -> bool:
 
 
 def tournament(tournament_id: int) -> Tournament:
-    return get_object_or_404(Tournament.objects.select_related("created_by"), pk=tournament_id)
+    return get_object_or_404(
+        Tournament.objects.select_related("created_by", "club"), pk=tournament_id
+    )
 
 
 def is_organiser(tournament: Tournament, player: Player) -> bool:
@@ -257,6 +261,7 @@ def tournament_summary(tournament: Tournament) -> dict[str, Any]:
         "points_by_rank": tournament.points_by_rank,
         "advance_per_table": tournament.advance_per_table,
         "duplicate": tournament.duplicate,
+        "club": tournament.club.slug if tournament.club else None,
         "venue": tournament.venue,
         "created_by": tournament.created_by.username,
         "created_at": iso(tournament.created_at),

@@ -99,6 +99,12 @@ class TournamentSettingsSerializer(StrictSerializer):
     advance_per_table = serializers.IntegerField(
         min_value=1, max_value=2, default=1, help_text="knockout: how many go through per table"
     )
+    club = serializers.SlugField(
+        max_length=50,
+        required=False,
+        allow_null=True,
+        help_text="a club's slug (its admins only): only its members may enter; null: none",
+    )
     duplicate = serializers.BooleanField(
         default=False,
         help_text="duplicate play (swiss, round robin): every table of a round is dealt the same "
@@ -169,6 +175,7 @@ class TournamentSerializer(serializers.Serializer[Any]):
     points_by_rank = serializers.ListField(child=serializers.FloatField())
     advance_per_table = serializers.IntegerField()
     duplicate = serializers.BooleanField()
+    club = serializers.CharField(allow_null=True, help_text="the club's slug, or null")
     venue = serializers.ChoiceField(Tournament.Venue.choices)
     created_by = serializers.CharField()
     created_at = serializers.DateTimeField()

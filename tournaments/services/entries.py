@@ -8,7 +8,8 @@ from django.utils import timezone
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
 from accounts.services import house_bot, owned_bot, refuse_guest
-from core.errors import Conflict, Invalid, NotFound
+from clubs.selectors import is_member
+from core.errors import Conflict, Invalid, NotAllowed, NotFound
 from realtime import delivery
 from tournaments.models import Entrant, ForbiddenPair, Invitation, Tournament
 from tournaments.selectors import answerer_id, invitation_line, ratings_of
@@ -95,8 +96,16 @@ def _check_limits(tournament: Tournament, player: Player) -> None:
         )
 
 
+def _require_member(tournament: Tournament, player: Player) -> None:
+    """A club's tournament takes its members only (house bots fill seats, as anywhere)."""
+    if tournament.club_id is not None and not is_member(tournament.club_id, player.pk):
+        raise NotAllowed("not_a_member", f"'{player.username}' is not a member of the club.")
+
+
 def _enter(tournament: Tournament, player: Player, name: str, is_house: bool) -> Entrant:
     refuse_guest(player, doing="enter tournaments")
+    if not is_house:
+        _require_member(tournament, player)
     if is_house:
         number = tournament.entrants.filter(player=player).count() + 1
         name = f"{name} #{number}"
@@ -179,6 +188,7 @@ def add_entrant(actor: Player, *, tournament_id: int, username: str) -> Entrant 
 def _invite(tournament: Tournament, actor: Player, player: Player) -> Invitation:
     if tournament.entrants.filter(player=player, is_house=False).exists():
         raise Conflict("already_registered", f"'{player.username}' is already entered.")
+    _require_member(tournament, player)
     if _pending_invitation(tournament, player) is not None:
         raise Conflict("already_invited", f"'{player.username}' is already invited.")
     limit = tournament.max_players

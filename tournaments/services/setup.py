@@ -11,6 +11,7 @@ from django.db import transaction
 
 from accounts.models import Player
 from accounts.services import HOUSE_BOTS, refuse_guest
+from clubs.selectors import club_run_by, require_admin
 from core.errors import Conflict, Invalid, NotFound
 from games.tables import parse_rules
 from tournaments.models import Tournament
@@ -99,6 +100,7 @@ def create_tournament(creator: Player, *, values: Mapping[str, Any]) -> Tourname
     refuse_guest(creator, doing="organise tournaments")
     fields = {key: values[key] for key in SETTINGS if key in values}
     tournament = Tournament(created_by=creator, **fields)
+    _set_club(tournament, creator, values)
     _in_person_byes(tournament)
     _check_settings({key: getattr(tournament, key) for key in SETTINGS})
     tournament.rules = parse_rules(tournament.rules).to_dict()
@@ -108,8 +110,22 @@ def create_tournament(creator: Player, *, values: Mapping[str, Any]) -> Tourname
     return tournament
 
 
+def _set_club(tournament: Tournament, actor: Player, values: Mapping[str, Any]) -> None:
+    """``club`` in ``values``: the tournament becomes that club's (the actor one of its
+    admins) or, with None, no club's (the actor an admin of the club it leaves)."""
+    if "club" not in values:
+        return
+    if values["club"] is None:
+        if tournament.club is not None:
+            require_admin(tournament.club, actor)
+        tournament.club = None
+    else:
+        tournament.club = club_run_by(values["club"], actor)
+
+
 def _settings_log(tournament: Tournament) -> dict[str, Any]:
     out = {key: getattr(tournament, key) for key in SETTINGS}
+    out["club"] = tournament.club.slug if tournament.club else None
     if isinstance(out["starts_at"], datetime):
         out["starts_at"] = out["starts_at"].isoformat()
     return out
@@ -123,9 +139,11 @@ def update_tournament(
         tournament = locked(tournament_id)
         require_organiser(tournament, actor)
         require_registering(tournament)
-        altered = {key: changes[key] for key in SETTINGS if key in changes}
-        for key, value in altered.items():
-            setattr(tournament, key, value)
+        altered = {key: changes[key] for key in (*SETTINGS, "club") if key in changes}
+        for key in SETTINGS:
+            if key in altered:
+                setattr(tournament, key, altered[key])
+        _set_club(tournament, actor, changes)
         _in_person_byes(tournament)
         _check_settings({key: getattr(tournament, key) for key in SETTINGS})
         tournament.rules = parse_rules(tournament.rules).to_dict()
