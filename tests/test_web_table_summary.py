@@ -95,17 +95,18 @@ def test_it_sums_up_the_hand_and_the_exchange_to_come_between_hands_for_every_vi
         assert set(CARD_CODE.findall(html)) <= visible_cards(view), seat
 
 
-def test_the_summary_goes_once_the_first_card_of_the_hand_is_down() -> None:
+def test_the_summary_is_hidden_once_the_first_card_of_the_hand_is_down() -> None:
     engine = Engine.new("classic", seed=1)
     # The first hand has no summary, not even before its first card.
     assert 'data-testid="hand-summary"' not in render(page_view(engine, 0))
     engine = second_hand()
     while engine.view(None)["phase"] != "play":
         act(engine)
-    assert 'data-testid="hand-summary"' in render(page_view(engine, 0))
+    assert "hidden" not in part(render(page_view(engine, 0)), "hand-summary").split(">")[0]
     act(engine)
     assert engine.view(None)["current_trick"]
-    assert 'data-testid="hand-summary"' not in render(page_view(engine, 0))
+    # Hidden from then on (the page shows it a while when the hand changed unseen).
+    assert " hidden>" in part(render(page_view(engine, 0)), "hand-summary").split("</p>")[0]
 
 
 def finished(seat: int | None, *, rated: bool) -> dict[str, Any]:

@@ -248,17 +248,13 @@ def table_context(
 
 
 def hand_summary(view: dict[str, Any], names: dict[int, str]) -> dict[str, Any] | None:
-    """Between two hands (a hand has ended and no card of the next is down yet): each
-    seat's tricks in the hand just played against its target, and the exchange the new hand
-    starts with (who gives how many cards to whom). Made from the public part of the view:
-    the hands' results and the exchange's counts, never a card."""
+    """From the second hand on: each seat's tricks in the hand before against its target,
+    and the exchange this hand starts with (who gives how many cards to whom). Shown
+    between the hands (``between``: no card of this hand down yet); the page shows it a
+    while too when the hand changed faster than it could show. Made from the public part
+    of the view: the hands' results and the exchange's counts, never a card."""
     previous = view.get("previous_hands") or []
-    if (
-        not previous
-        or view["status"] != "playing"
-        or view.get("trick_history")
-        or view.get("current_trick")
-    ):
+    if not previous or view["status"] != "playing":
         return None
     last = previous[-1]
     seats = [
@@ -283,7 +279,14 @@ def hand_summary(view: dict[str, Any], names: dict[int, str]) -> dict[str, Any] 
         }
         for b in view.get("exchange") or []
     ]
-    return {"hand": len(previous), "trump": last["trump"], "seats": seats, "exchange": exchange}
+    between = not view.get("trick_history") and not view.get("current_trick")
+    return {
+        "hand": len(previous),
+        "trump": last["trump"],
+        "seats": seats,
+        "exchange": exchange,
+        "between": between,
+    }
 
 
 def _diff_text(diff: int) -> str:
@@ -303,6 +306,7 @@ def result_of_viewer(view: dict[str, Any], rating: dict[str, Any] | None) -> dic
     if not isinstance(me, int) or not result or view["status"] != "finished":
         return None
     place = result["ranks"][me]
+    seat = next((s for s in view["seats"] if s["seat"] == me), {})
     shared = list(result["ranks"]).count(place) > 1
     shown = None
     if rating is not None and view.get("rated"):
@@ -316,6 +320,8 @@ def result_of_viewer(view: dict[str, Any], rating: dict[str, Any] | None) -> dic
         "place": place,
         "place_text": ("shared " if shared else "") + PLACES.get(place, f"{place}th"),
         "won": place == 1 and not shared,
+        # A resigned seat's rating counts it last, whatever its seat went on to score.
+        "resigned": bool(seat.get("played_by")),
         "score": result["scores"][me],
         "of": view["players"],
         "rated": bool(view.get("rated")),
