@@ -306,7 +306,7 @@ def result_of_viewer(view: dict[str, Any], rating: dict[str, Any] | None) -> dic
     if not isinstance(me, int) or not result or view["status"] != "finished":
         return None
     place = result["ranks"][me]
-    seat = next((s for s in view["seats"] if s["seat"] == me), {})
+    seat: dict[str, Any] = next((s for s in view["seats"] if s["seat"] == me), {})
     shared = list(result["ranks"]).count(place) > 1
     shown = None
     if rating is not None and view.get("rated"):
