@@ -139,7 +139,14 @@ def test_a_table_of_house_bots_is_paced_for_its_watchers_and_ends_in_a_result_in
     # The person plays (by clicking, as soon as a gathered trick is gone) until some tricks
     # have been completed on the table.
     deadline = time.monotonic() + 120
+    photographed = False
     while len(log_of(page)["gathered"]) < 4:
+        if log_of(page)["gathered"] and not photographed:
+            # A completed trick on the felt, as the spectator sees it.
+            spectator.locator(GATHERED).wait_for(timeout=10_000)
+            ARTEFACTS.mkdir(parents=True, exist_ok=True)
+            spectator.screenshot(path=str(ARTEFACTS / "table-trick-gathered-1280.png"))
+            photographed = True
         assert time.monotonic() < deadline, "no trick completed in two minutes"
         page.locator('[data-testid="turn-alert"]').wait_for(state="visible", timeout=60_000)
         page.locator(GATHERED).wait_for(state="detached", timeout=5_000)

@@ -103,13 +103,12 @@ async function refresh() {
 // Changes come as fast as the players make them (a house bot answers in a fraction of a
 // second, a table of bots a dozen moves a second). The page shows them in order: each
 // completed trick stays on the table for about a second before it is gathered, the summary
-// between two hands a little longer, other moves a moment each; far behind (or in a hidden
+// between two hands a little longer, other moves as they come; far behind (or in a hidden
 // tab) it skips ahead to the newest table. The viewer's own turn waits at most for a trick
 // being shown. The server is not slowed: this is the page's own queue.
 
 const TRICK_MS = 1100;
 const SUMMARY_MS = 2500;
-const STEP_MS = 300;
 const MAX_QUEUED = 6;
 const MAX_BEHIND_MS = 3000;
 
@@ -165,14 +164,14 @@ async function pump() {
       unpin();
       if (main) showTable(main);
       const trick = (entry.events ?? []).filter((e) => e.type === "trick" && e.seq > lastTrickSeq).pop();
-      const summary = table().dataset.hand !== handBefore && pin();
+      const summary = table().dataset.hand !== handBefore && pin((trick ? TRICK_MS : 0) + SUMMARY_MS);
       const now = performance.now();
       firmUntil = trick ? now + TRICK_MS : 0;
       if (trick) {
         lastTrickSeq = trick.seq;
         gather(trick);
       }
-      holdUntil = now + (trick ? TRICK_MS : 0) + (summary ? SUMMARY_MS : trick ? 0 : STEP_MS);
+      holdUntil = now + (trick ? TRICK_MS : 0) + (summary ? SUMMARY_MS : 0);
     }
   } finally {
     pumping = false;
@@ -182,17 +181,22 @@ async function pump() {
 
 // The summary of the hand before, shown a while when a new hand begins, even if the table
 // shown is already past its first card (the bots ran ahead).
-function pin() {
+let pinTimer = null;
+
+function pin(duration) {
   const felt = table().querySelector(".felt");
   const summary = felt?.querySelector('[data-testid="hand-summary"]');
   if (!summary) return false;
   if (summary.hidden) summary.dataset.pinned = "true";
   summary.hidden = false;
   felt.classList.add("pinned");
+  clearTimeout(pinTimer);
+  pinTimer = setTimeout(unpin, duration);
   return true;
 }
 
 function unpin() {
+  clearTimeout(pinTimer);
   const felt = table().querySelector(".felt");
   const summary = felt?.querySelector('[data-testid="hand-summary"][data-pinned]');
   if (summary) {
