@@ -79,13 +79,24 @@ suite-service: venv
 suite-embedded: venv
 	$(call pytest_run,embedded default,env -u DATABASE_URL -u REDIS_URL DATA_DIR=$(CURDIR)/var/test-embedded)
 
+AXE := tests/node_modules/axe-core/axe.min.js
+
 ## browser: Debian's chromium for the pages' tests (Playwright drives it; it cannot download
-## its own browsers here), installed when missing.
-browser:
+## its own browsers here), installed when missing; and axe-core, the accessibility checker the
+## tests load into it, from the npm registry at the version tests/package-lock.json pins.
+browser: $(AXE)
 	command -v chromium >/dev/null || { \
 		$$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
 		$$( [ "$$(id -u)" = 0 ] || echo sudo ) env DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y -qq chromium >/dev/null; }
+
+$(AXE): tests/package.json tests/package-lock.json
+	command -v npm >/dev/null || { \
+		$$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
+		$$( [ "$$(id -u)" = 0 ] || echo sudo ) env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq npm >/dev/null; }
+	npm ci --prefix tests --no-audit --no-fund
+	touch $@
 
 # nginx, for the test of several web processes behind a proxy (platform/nginx.conf).
 proxy:

@@ -29,6 +29,12 @@ class Player(AbstractUser):
     owner = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="bots"
     )
+    # A guest: an account made for a visitor's browser session (named guest-...), never
+    # rated, removed after a while unless the visitor signs up from it (docs/web.md).
+    is_guest = models.BooleanField(default=False)
+    # Whether the table page shows hints during the person's first games (they may turn
+    # them off).
+    hints = models.BooleanField(default=True)
 
     #: The token this instance was reached with in an API request (set by accounts.auth),
     #: whose scopes narrow what it may do and see; None for an account not reached through

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import secrets
 from collections.abc import Iterable
 from datetime import timedelta
 
@@ -14,10 +16,14 @@ from django.utils import timezone
 
 from accounts.auth import BOT_SCOPES, HUMAN_SCOPES, SESSION_TOKEN_NAME, issue_token, session_store
 from accounts.models import ApiToken, Player
+from accounts.ratelimit import hit
 from accounts.signals import announce_revoked_on_commit
-from core.errors import Conflict, Invalid, NotAllowed, NotAuthenticated, NotFound
+from core.errors import Conflict, Invalid, NotAllowed, NotAuthenticated, NotFound, RateLimited
 
 HOUSE_BOTS = ("house:random", "house:heuristic", "house:strong")
+GUEST_PREFIX = "guest-"
+#: A guest's browser session may play, nothing more (no organising).
+GUEST_SCOPES = (ApiToken.Scope.PLAY,)
 
 
 def register_player(username: str, *, password: str, email: str = "") -> tuple[Player, str]:
@@ -29,6 +35,7 @@ def register_player(username: str, *, password: str, email: str = "") -> tuple[P
 
 def create_person(username: str, *, password: str, email: str = "") -> Player:
     """A new human account, without a token (the web pages' sign-up)."""
+    _refuse_guest_name(username)
     player = Player(username=username, email=email)
     try:
         validate_password(password, player)
@@ -63,9 +70,81 @@ def person_with_password(username: str, *, password: str) -> Player:
 
 def open_browser_session(player: Player) -> ApiToken:
     """The API token of a new browser session (its id goes into the session, not its key:
-    the page reaches the API with the session cookie, see accounts.auth)."""
-    token, _ = issue_token(player, HUMAN_SCOPES, name=SESSION_TOKEN_NAME)
+    the page reaches the API with the session cookie, see accounts.auth). A guest's may
+    only play."""
+    scopes = GUEST_SCOPES if player.is_guest else HUMAN_SCOPES
+    token, _ = issue_token(player, scopes, name=SESSION_TOKEN_NAME)
     return token
+
+
+# --- Guests ----------------------------------------------------------------------------------
+
+
+def create_guest(*, address: str) -> Player:
+    """A guest account for a visitor's browser session: ``guest-`` and a random part, no
+    usable password (it lives in the session alone). Rate-limited per client address
+    (``GUEST_CREATIONS_PER_HOUR``): RateLimited beyond."""
+    limit = settings.GUEST_CREATIONS_PER_HOUR
+    wait = hit(f"guest:{address}", limit, 3600)
+    if wait is not None:
+        raise RateLimited(
+            "rate_limited",
+            "Too many guest accounts from this address; sign up, or try again later.",
+            retry_after=math.ceil(wait),
+        )
+    for _ in range(5):
+        guest = Player(username=GUEST_PREFIX + secrets.token_hex(5), is_guest=True)
+        guest.set_unusable_password()
+        try:
+            _save_new_account(guest)
+        except Conflict:
+            continue  # the random part was taken: draw again
+        return guest
+    raise Conflict("username_taken", "Could not find a free guest name; try again.")
+
+
+def convert_guest(guest: Player, *, username: str, password: str, email: str = "") -> Player:
+    """Make a guest account a person's own, in place: the chosen username and password, the
+    guest flag cleared, so every game it played stays on the new profile."""
+    if not guest.is_guest:
+        raise Conflict("not_a_guest", "This account has signed up already.")
+    _refuse_guest_name(username)
+    try:
+        validate_password(password, Player(username=username, email=email))
+    except DjangoValidationError as error:
+        raise Invalid(
+            "invalid", "The password is too weak.", fields={"password": list(error.messages)}
+        ) from error
+    taken = Conflict("username_taken", f"'{username}' is taken.")
+    if Player.objects.filter(username__iexact=username).exclude(pk=guest.pk).exists():
+        raise taken
+    guest.username, guest.email, guest.is_guest = username, email, False
+    guest.set_password(password)
+    try:
+        with transaction.atomic():
+            guest.save(update_fields=["username", "email", "password", "is_guest"])
+    except IntegrityError as error:
+        raise taken from error
+    return guest
+
+
+def _refuse_guest_name(username: str) -> None:
+    if username.lower().startswith(GUEST_PREFIX):
+        message = f"Names starting with '{GUEST_PREFIX}' are kept for guests."
+        raise Invalid("invalid", message, fields={"username": [message]})
+
+
+def refuse_guest(player: Player, *, doing: str) -> None:
+    """NotAllowed ``guests_may_not`` if ``player`` is a guest: a guest plays unrated games
+    and nothing more until they sign up."""
+    if player.is_guest:
+        raise NotAllowed("guests_may_not", f"A guest may not {doing}; sign up first.")
+
+
+def set_hints(player: Player, *, on: bool) -> None:
+    """Turn the table's hints for the person's first games on or off."""
+    player.hints = on
+    player.save(update_fields=["hints"])
 
 
 def close_browser_session(*, token_id: object) -> None:
@@ -114,6 +193,7 @@ def create_bot_player(owner: Player, *, username: str) -> tuple[Player, str]:
     """A bot account owned by a human, and its token (scopes play and bot)."""
     if owner.is_bot:
         raise NotAllowed("bots_cannot_own_bots", "A bot account cannot create bots.")
+    refuse_guest(owner, doing="create bots")
     bot = Player(username=username, is_bot=True, owner=owner)
     bot.set_unusable_password()
     _save_new_account(bot)
@@ -143,6 +223,7 @@ def rotate_bot_token(owner: Player, *, username: str) -> str:
 
 def new_token(player: Player, *, scopes: Iterable[str], name: str) -> tuple[ApiToken, str]:
     """A new token with ``scopes`` (those the account may have: a bot's or a human's)."""
+    refuse_guest(player, doing="make API tokens")
     allowed = set(BOT_SCOPES if player.is_bot else HUMAN_SCOPES)
     wanted = set(scopes)
     if not wanted or not wanted <= allowed:

@@ -2,7 +2,7 @@
 piece ("on") and with the stock part in its place ("off"), alternated block by block
 (move_cpu.py's harness and timing), so that both see the same load.
 
-    .venv/bin/python benchmarks/pieces_cpu.py --piece lean-views|token-cache|batch
+    .venv/bin/python benchmarks/pieces_cpu.py --piece lean-views|token-cache|batch|api-middleware
                                               [--moves 150] [--rounds 6]
                                               [--database sergeant_piecescpu]
 
@@ -15,7 +15,12 @@ Off is, by piece:
   its token up (the entry is still built and kept, the version still read with the rate
   limit's count);
 * ``batch``: a move's change written by the ORM (an update, then ``bulk_create`` per
-  model, in a transaction) instead of one statement.
+  model, in a transaction) instead of one statement;
+* ``api-middleware``: the other way round, a piece that is gone measured against the stock
+  part that replaced it: "on" serves the requests through a middleware chain of the API's
+  own (the security headers and the API's guard, as a handler of the API's with a middleware
+  list of its own once did), "off" through ``MIDDLEWARE`` whole, the pages' middleware
+  passing API paths by (server/middleware.py), as served now.
 
 The Redis client per thread, once measured here too, is gone: it saved less than a tenth
 (docs/decisions/0063). The game row by plain SQL is measured by move_cpu.py's "move, row
@@ -105,6 +110,8 @@ def _switch(piece: str) -> Callable[[bool], None]:
 
     if piece == "lean-views":
         return _lean_switch()
+    if piece == "api-middleware":
+        return _api_middleware_switch()
     if piece == "token-cache":
         seconds = settings.TOKEN_CACHE_SECONDS
 
@@ -190,12 +197,36 @@ def _lean_switch() -> Callable[[bool], None]:
     return switch
 
 
+def _api_middleware_switch() -> Callable[[bool], None]:
+    """The application's sync handler swapped for one built with the API's middleware only."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    import config.asgi
+    import server.handlers
+
+    application = config.asgi.application
+    whole = application._sync_views
+    api_only = [
+        "django.middleware.security.SecurityMiddleware",
+        "api.middleware.ApiGuardMiddleware",
+    ]
+    assert all(name in settings.MIDDLEWARE for name in api_only)
+    with override_settings(MIDDLEWARE=api_only):
+        short = server.handlers.SyncHandler()
+
+    def switch(on: bool) -> None:
+        application._sync_views = short if on else whole
+
+    return switch
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--piece",
         required=True,
-        choices=["lean-views", "token-cache", "batch"],
+        choices=["lean-views", "token-cache", "batch", "api-middleware"],
     )
     parser.add_argument("--moves", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=6)

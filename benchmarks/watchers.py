@@ -14,11 +14,12 @@
 Each scenario starts a web process of its own (uvicorn as docker-compose.yml starts it, one
 worker, by ``common.start_uvicorn``; ``RATE_LIMIT_PER_MINUTE`` raised, since every client
 comes from 127.0.0.1), so that no feed of an earlier scenario lingers in it. Service mode
-runs on a fresh PostgreSQL database (``sergeant_bench_watchers``) and Redis db 9 with a
-Celery worker, beat and the move timer (``common.service_platform``); the embedded default
-on a fresh SQLite ``DATA_DIR`` (a temporary folder, migrated), with no other process. The
-games are full games of ``classic`` (205 moves at the least over 30 seeds: none ends inside
-a window) between three registered players; every seat is a person, so no bot plays.
+runs on a fresh PostgreSQL database (``sergeant_bench_watchers``) and Redis db
+``--redis-db`` (9, flushed) with a Celery worker, beat and the move timer
+(``common.service_platform``); the embedded default on a fresh SQLite ``DATA_DIR`` (a
+temporary folder, migrated), with no other process. The games are full games of ``classic``
+(205 moves at the least over 30 seeds: none ends inside a window) between three registered
+players; every seat is a person, so no bot plays.
 
 Scenarios (``--only``, comma-separated; all by default):
 
@@ -98,7 +99,6 @@ from common import (
 )
 
 DB_NAME = "sergeant_bench_watchers"
-REDIS_URL = "redis://127.0.0.1:6379/9"
 HOST = "127.0.0.1"
 PASSWORD = "bench-password-1"
 SCENARIOS = ("live", "poll", "idle", "embedded", "memory", "club")
@@ -1272,6 +1272,7 @@ def main() -> None:
     parser.add_argument("--history-moves", type=int, default=150, help="memory, 2nd game")
     parser.add_argument("--history-connections", type=int, default=2000, help="0: skip it")
     parser.add_argument("--club-tables", type=int, default=20)
+    parser.add_argument("--redis-db", type=int, default=9, help="service mode's, flushed")
     parser.add_argument("--club-spectators", type=int, default=100)
     parser.add_argument(
         "--profile",
@@ -1294,7 +1295,12 @@ def main() -> None:
     started = time.monotonic()
     if only & {"live", "poll", "idle", "memory", "club"}:
         settings = {"RATE_LIMIT_PER_MINUTE": "10000000"}
-        with service_platform(DB_NAME, REDIS_URL, worker_concurrency=1, settings=settings) as env:
+        with service_platform(
+            DB_NAME,
+            f"redis://127.0.0.1:6379/{args.redis_db}",
+            worker_concurrency=1,
+            settings=settings,
+        ) as env:
             mode = Mode("service", env)
             if "live" in only:
                 live_scenario(mode, args)

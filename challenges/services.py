@@ -5,8 +5,8 @@ may come at the same moment, and the last acceptance must start exactly one game
 lines are written in the change's transaction and sent when it commits
 (``realtime.delivery.send``). A refusal found after a write that must stay (a challenge
 found past its time is marked expired, and its lines sent) is raised once the transaction
-has committed. Every change also wakes the challenges channel of each person it involves,
-whose challenges page follows it (``challenges.live``).
+has committed. Every change also wakes the person channel of each person it involves,
+whose challenges page and notifications follow it (``challenges.live``, ``notifications``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
 from accounts.selectors import active_player
-from accounts.services import house_bot
+from accounts.services import house_bot, refuse_guest
 from challenges import selectors
 from challenges.models import Challenge, ChallengeSeat
 from core.errors import Conflict, DomainError, Invalid, NotAllowed, NotFound
@@ -146,6 +146,12 @@ def _open(
     """The challenge of ``players`` (by seat; the challenger among them), its ``challenge``
     lines sent to those who must answer. With nobody to answer (house bots only), the game
     starts at once."""
+    refuse_guest(challenger, doing="challenge players")
+    for player in players:
+        if player.is_guest:
+            raise NotAllowed(
+                "guests_may_not", f"'{player.username}' is a guest and plays no challenges."
+            )
     now = timezone.now()
     seconds = DEFAULT_EXPIRES_IN if expires_in is None else expires_in
     with transaction.atomic():
@@ -208,9 +214,9 @@ def _send(player_ids: Sequence[int], kind: str, challenge: Challenge, **extra: o
 
 
 def _changed(challenge: Challenge) -> None:
-    """Wake the challenges pages of everyone in ``challenge`` once the change commits (an
-    answer that sends no line, too)."""
-    delivery.wake_on_commit(delivery.challenges_channel(p) for p in _everyone(challenge))
+    """Wake the challenges pages and notifications of everyone in ``challenge`` once the
+    change commits (an answer that sends no line, too)."""
+    delivery.wake_on_commit(delivery.person_channel(p) for p in _everyone(challenge))
 
 
 def _locked(challenge_id: int) -> Challenge:

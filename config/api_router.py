@@ -20,4 +20,5 @@ urlpatterns = [
     path("", include("challenges.urls")),
     path("", include("quickplay.urls")),
     path("", include("arena.urls")),
+    path("", include("notifications.urls")),
 ]

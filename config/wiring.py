@@ -27,6 +27,7 @@ def connect() -> None:
     from games import in_play, signals
     from games import live as game_live
     from games import selectors as game_selectors
+    from notifications import live as notification_live
     from ratings import display as rating_display
     from ratings import receivers as rating_receivers
     from ratings import selectors as rating_selectors
@@ -37,6 +38,7 @@ def connect() -> None:
     from web.views.challenges import lists_fragment
     from web.views.games import table_fragment
     from web.views.home import in_play_fragment
+    from web.views.notifications import bell_fragment
     from web.views.tournaments import live_fragment
 
     # A game ended: rate it, and move its tournament on.
@@ -90,6 +92,8 @@ def connect() -> None:
     in_play.FRAGMENTS.setdefault(in_play.FRAGMENT, in_play_fragment)
     # A person's challenges feed renders their page's lists once for all their pages.
     challenge_live.FRAGMENTS.setdefault(challenge_live.FRAGMENT, lists_fragment)
+    # A person's notifications feed renders the bell once for all their pages.
+    notification_live.FRAGMENTS.setdefault(notification_live.FRAGMENT, bell_fragment)
 
     # The house bots' strategies are pure Python (no Django): the setting reaches them here.
     strong.MAX_DEALS = settings.HOUSE_BOT_STRONG_DEALS

@@ -11,7 +11,8 @@ straight down:
 3. :func:`write` stores it with one version-checked statement (at the end: with the seats'
    results and the table, in one transaction);
 4. :func:`announce_on_commit` tells the rest once it is committed: the waiting streams and
-   long polls (realtime), the turns that started (``turn_started``: bots), the end
+   long polls (realtime), the notifications of the people whose turn started or ended, the
+   turns that started (``turn_started``: bots), the end
    (``game_finished``: ratings, tournaments), and this process's kept row (game_cache).
 
 **Concurrency on a game is handled here, in :func:`write`, and only here.** The write is
@@ -79,6 +80,8 @@ class Change:
     finished: GameFinished | None = None
     #: The deal that starts the game (the list of the games in play changes, as at the end).
     started: bool = False
+    #: People whose turn started or ended: what waits on them changed (their notifications).
+    noticed: set[int] = field(default_factory=set)
 
 
 def deadline(move_seconds: int, engine: Engine) -> Any:
@@ -104,6 +107,7 @@ def compose(
     """
     read_version = game.version
     acting = set(game.acting_players().values())
+    to_act_before = set(game.to_act)
     rows: list[Model] = [*event_rows(game, events), *_detached_journal(game, engine)]
     game.set_state(engine)
     game.version += 1
@@ -128,7 +132,13 @@ def compose(
         change.finished = finished
     change.rows.extend(messages)
     change.woken |= {m.player_id for m in messages}
+    change.noticed = _people_of(game, to_act_before ^ set(game.to_act))
     return change
+
+
+def _people_of(game: Game, seats: set[int]) -> set[int]:
+    """The people (not bot accounts) who sit in ``seats`` of ``game``."""
+    return {s["player_id"] for s in game.seats if s["seat"] in seats and not s["is_bot"]}
 
 
 def write(change: Change) -> bool:
@@ -161,9 +171,10 @@ def announce_on_commit(change: Change, *, house_turns: bool = True) -> None:
         finished = change.finished
         transaction.on_commit(lambda: _send(turns, finished))
     # A game that starts or ends changes the list of the games being played (games.in_play).
-    lobby = [delivery.lobby_channel()] if change.started or change.finished is not None else []
+    also = [delivery.lobby_channel()] if change.started or change.finished is not None else []
+    also.extend(delivery.person_channel(p) for p in change.noticed)
     delivery.announce_on_commit(
-        game_id=change.game.pk, player_ids=change.woken, messages=change.messages, also=lobby
+        game_id=change.game.pk, player_ids=change.woken, messages=change.messages, also=also
     )
 
 

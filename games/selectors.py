@@ -17,6 +17,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
 
+from django.conf import settings
 from django.db.models import F, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
@@ -342,6 +343,17 @@ def pending_turns_lines(player: Player) -> list[dict[str, Any]]:
 
 
 # --- Players and histories ------------------------------------------------------------------
+
+
+def wants_hints(player: Player | None) -> bool | None:
+    """Whether the table shows ``player`` hints: None once past their first
+    ``HINT_GAMES`` finished games (or for a bot, or nobody), else their choice."""
+    if player is None or player.is_bot:
+        return None
+    finished = GamePlayer.objects.filter(player=player, game__status=Game.Status.FINISHED)
+    if finished[: settings.HINT_GAMES].count() >= settings.HINT_GAMES:
+        return None
+    return player.hints
 
 
 def player_profile(username: str) -> dict[str, Any]:

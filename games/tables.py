@@ -184,6 +184,8 @@ def _sit(
         # (A duplicate_of table replays a finished game, whose record anyone may read; an
         # organiser's duplicate round embargoes its games' views while it plays.)
         raise NotAllowed("house_bots_only", "Only house bots sit at this table.")
+    if player.is_guest and table.rated:
+        raise NotAllowed("guests_unrated", "A guest plays unrated games only; sign up to be rated.")
     if not player.is_house_bot and any(s.player_id == player.pk for s in seats):
         raise Conflict("already_seated", "You already have a seat at this table.")
     if seat is not None and seats[seat].player_id is not None:
@@ -295,6 +297,33 @@ def _seat_entry(player: Player | None) -> dict[str, Any]:
     if player is None:
         return {"username": None, "is_bot": False}
     return {"username": player.username, "is_bot": player.is_bot}
+
+
+# --- A game against the computer (the pages' "Play the computer" and the lesson) -----------
+
+#: The house bot that fills the other seats of a game against the computer.
+COMPUTER = "house:heuristic"
+#: The moves' time of a game against the computer: long, as a newcomer reads as they play.
+COMPUTER_MOVE_SECONDS = 300
+
+
+def start_computer_game(person: Player, *, rules: object = "classic", deal_seed: str = "") -> Game:
+    """A game dealt at once, unrated, with ``person`` in seat 0 and house bots in the others
+    (made and seated by the person). ``deal_seed`` (the lesson's fixed deal): see
+    :func:`start_seated_game`; only house bots sit with the person, so the deal is theirs
+    alone to see."""
+    if person.is_bot:
+        raise NotAllowed("bots_not_allowed", "A game against the computer is for people.")
+    parsed = parse_rules(rules)
+    bot = house_bot(COMPUTER)
+    return start_seated_game(
+        person,
+        rules=parsed.to_dict(),
+        rated=False,
+        move_seconds=COMPUTER_MOVE_SECONDS,
+        players=[person, *([bot] * (parsed.players - 1))],
+        deal_seed=deal_seed,
+    )
 
 
 # --- Tables seated by an organiser (tournaments, challenges, quick play, arena) -------------

@@ -29,7 +29,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import Player
-from accounts.services import house_bot
+from accounts.services import house_bot, refuse_guest
 from core.errors import Conflict, DomainError, Invalid, NotAllowed, NotFound
 from games.tables import parse_rules, start_seated_game
 from quickplay import selectors
@@ -89,6 +89,8 @@ def create_seek(
     past its time does not count: it is marked expired first)."""
     if player.is_house_bot:
         raise NotAllowed("house_bots_do_not_seek", "House bots are seated, they do not seek.")
+    if rated:
+        refuse_guest(player, doing="play rated games")
     normalised = parse_rules(rules).to_dict()
     low, high = (None, None) if rating_range is None else rating_range
     if low is not None and high is not None and low > high:

@@ -25,7 +25,7 @@ from django.db.models import Model
 from django.utils import timezone
 from psycopg.postgres import types as postgres_types
 
-from games.models import Game
+from games.models import Game, GamePlayer
 from ratings import skill
 from ratings.models import RatedGame, Rating, RatingChange, RatingPool
 from ratings.pools import pool_of
@@ -61,6 +61,8 @@ def rate_game(game_id: int) -> bool:
     game = Game.objects.filter(pk=game_id).only("status", "rated", "rules", "finished_at").first()
     if game is None or game.status != Game.Status.FINISHED or not game.rated:
         return False
+    if GamePlayer.objects.filter(game_id=game_id, player__is_guest=True).exists():
+        return False  # a guest's game is never rated
     if RatedGame.objects.filter(game_id=game_id).exists():
         return False
     assert game.finished_at is not None
@@ -220,6 +222,7 @@ def rate_missed_games(limit: int = 500) -> int:
     missed = (
         Game.objects.filter(status=Game.Status.FINISHED, rated=True)
         .exclude(pk__in=RatedGame.objects.values("game_id"))
+        .exclude(pk__in=GamePlayer.objects.filter(player__is_guest=True).values("game_id"))
         .order_by("finished_at", "pk")
         .values_list("pk", flat=True)[:limit]
     )

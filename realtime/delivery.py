@@ -9,9 +9,10 @@
   caller's token is revoked.
 * The lines themselves are sent by the player's stream (``realtime.stream``).
 * A topic that pages and spectators watch (a game, a tournament, the games in play, a
-  person's challenges) offers a ``feeds.Source``; its watchers follow it through
-  :data:`feeds` (``realtime.feeds``: one read per change per process). A change of such a
-  topic wakes its channel after commit (:func:`wake_on_commit`, or ``also`` of
+  person's challenges, what waits on a person) offers a ``feeds.Source`` (a list a person's
+  pages show: a ``feeds.PersonalList``); its watchers follow it through :data:`feeds`
+  (``realtime.feeds``: one read per change per process). A change of such a topic wakes
+  its channel after commit (:func:`wake_on_commit`, or ``also`` of
   :func:`announce_on_commit`).
 """
 
@@ -28,12 +29,12 @@ from django.utils import timezone
 from realtime import feeds, hub
 from realtime.hub import (
     Waiter,
-    challenges_channel,
     game_channel,
     game_of_channel,
     hears_changes_elsewhere,
     lobby_channel,
     on_changes_elsewhere,
+    person_channel,
     player_channel,
     tournament_channel,
 )
@@ -47,7 +48,6 @@ __all__ = [
     "TokenWatch",
     "Waiter",
     "announce_on_commit",
-    "challenges_channel",
     "feeds",
     "game_channel",
     "game_of_channel",
@@ -56,6 +56,7 @@ __all__ = [
     "lobby_channel",
     "message",
     "on_changes_elsewhere",
+    "person_channel",
     "player_channel",
     "purge_expired_messages",
     "send",

@@ -34,6 +34,7 @@ import logging
 import math
 import time
 import weakref
+import zlib
 from collections.abc import AsyncIterator, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -42,6 +43,7 @@ from django.conf import settings
 
 from accounts.auth import live_token_ids
 from api.asyncviews import in_thread
+from core import json_codec
 from core.errors import Unavailable
 from realtime import hub
 from realtime.revocation import TOKEN_RECHECK_SECONDS
@@ -86,6 +88,8 @@ class State(Protocol):
 
 
 S = TypeVar("S", bound=State)
+#: What a list's page shows that may change (``PersonalList``'s marks).
+M = TypeVar("M")
 
 
 @dataclass
@@ -390,6 +394,97 @@ class Feed(Generic[S]):
                     subscriber.token_checked = now
                 else:
                     subscriber.end("revoked", drop_frames=True)
+
+
+# --- A person's own list ------------------------------------------------------------------
+
+
+def fingerprint(marks: object) -> int:
+    """A list's mark: a fingerprint of what its page shows (anything with a stable
+    ``repr``), which changes when that does."""
+    return zlib.crc32(repr(marks).encode())
+
+
+@dataclass
+class ListState:
+    """A list as its feed keeps it: its mark and the one message that shows it."""
+
+    version: int
+    frame: bytes
+
+    @property
+    def ended(self) -> bool:
+        return False
+
+    @property
+    def position(self) -> int:
+        return self.version
+
+
+#: The one audience of a :class:`PersonalList`: the person's own pages.
+OWN_PAGES = "page"
+
+
+class PersonalList(Generic[M]):
+    """A list that a person's own pages show (their challenges, what waits on them), as a
+    :class:`Source`: one topic per person (the key is the player's id), followed on the
+    person's channel (``hub.person_channel``), with one audience, the person's pages.
+
+    ``marks(keys)`` gives, for each of these people, what their list shows that may change,
+    in one or a few statements for them all (the process's look compares their fingerprints);
+    ``render(key, marks, version)`` the list's HTML from the person's marks (None: the
+    person no longer exists). The list is read and rendered once per change for all the
+    person's pages. A message: ``id:`` the list's mark, ``event: change``, ``data:
+    {"version", "html"}``; the mark is a fingerprint, so a page resumes by it
+    (``Last-Event-ID`` or ``after``) and is sent the list unless it shows that one already.
+
+    A feed is only ever its own person's list: a view follows the signed-in person's key,
+    never one the request names."""
+
+    def __init__(
+        self,
+        kind: str,
+        *,
+        marks: Callable[[list[int]], dict[int, M]],
+        render: Callable[[int, M, int], str | None],
+    ) -> None:
+        self.kind = kind
+        self.marks = marks
+        self.render = render
+
+    def channel(self, key: int) -> str:
+        return hub.person_channel(key)
+
+    def read(
+        self, key: int, state: ListState | None, audiences: frozenset[Audience]
+    ) -> Read[ListState]:
+        marks = self.marks([key])[key]
+        version = fingerprint(marks)
+        if state is not None and version == state.version:
+            return Read(state)
+        html = self.render(key, marks, version)
+        if html is None:
+            return Read(None)
+        data = b'{"version":%d,"html":%s}' % (version, json_codec.dumps(html))
+        kept = ListState(version, sse_frame(version, "change", data))
+        return Read(kept, {OWN_PAGES: kept.frame} if state is not None else {})
+
+    def versions(self, keys: list[int]) -> dict[int, int]:
+        return {key: fingerprint(found) for key, found in self.marks(keys).items()}
+
+    def covers(self, state: ListState, audience: Audience) -> bool:
+        return True
+
+    def catch_up(self, state: ListState, audience: Audience, after: int | None) -> bytes | None:
+        """The list, unless the page shows this one already."""
+        return None if after == state.version else state.frame
+
+    async def follow(self, key: int, *, token_id: int | None, after: int | None) -> Subscriber:
+        """A subscriber of person ``key``'s own list (see :func:`follow`); it ends when the
+        token the person was reached with (``token_id``) is revoked (a logout)."""
+        return await follow(
+            self, key, audience_of=lambda state: OWN_PAGES, token_id=token_id, after=after
+        )
 
 
 def _read_and_check(

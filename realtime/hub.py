@@ -81,10 +81,12 @@ def tournament_channel(tournament_id: int) -> str:
     return f"{CHANNEL_PREFIX}tournament:{tournament_id}"
 
 
-def challenges_channel(player_id: int) -> str:
-    """Woken when a challenge the player sent or is invited to changes (made, answered,
-    canceled, expired): their challenges page shows it."""
-    return f"{CHANNEL_PREFIX}challenges:{player_id}"
+def person_channel(player_id: int) -> str:
+    """Woken when something that waits on the person, or that their pages list, may have
+    changed: a challenge they sent or are invited to (made, answered, canceled, expired), a
+    tournament invitation of theirs, a tournament round that seats them, a turn of theirs
+    (started or ended). Their challenges page and their notifications follow it."""
+    return f"{CHANNEL_PREFIX}person:{player_id}"
 
 
 def lobby_channel() -> str:

@@ -14,7 +14,7 @@ from config.management.commands.api_reference import API_DOC, current_schema
 
 AREAS = {
     "accounts", "bots", "tables", "seeks", "games", "players", "ratings", "tournaments",
-    "realtime", "health", "arena", "challenges",
+    "realtime", "health", "arena", "challenges", "notifications",
 }  # fmt: skip
 
 

@@ -491,6 +491,7 @@ ROWS: dict[tuple[str, str], Row] = {
     ),
     # Challenges
     ("GET", "/api/v1/challenges"): Row(fixed("/challenges"), ANY_TOKEN),
+    ("GET", "/api/v1/notifications"): Row(fixed("/notifications"), ANY_TOKEN),
     ("POST", "/api/v1/challenges"): Row(
         lambda world, caller: Call(
             "/challenges",

@@ -1,6 +1,7 @@
 """The rules page (docs/web.md "The rules"): the rules for people at ``/rules``, an anchor
 for every preset of the engine, linked from the top navigation and from every form that
-chooses a preset; and the create-table form, where a bot can never take the person's seat."""
+chooses a preset (the lobby's quick play too); and the create-table form, where a bot can never
+take the person's seat."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from accounts.models import Player
 from accounts.services import create_person
 from games.engine import PRESETS
 from games.models import Table
+from quickplay.models import Seek
 from tests.service_games import seated_game
 from web.presets import PRESET_LABELS, PRESET_SUMMARIES
 from web.tournament_pages import three_seat_presets
@@ -76,18 +78,36 @@ def test_it_links_the_rules_from_the_navigation_of_every_page() -> None:
         assert NAV_LINK in response.content.decode(), name
 
 
-def test_it_links_each_preset_choice_of_the_lobby_form_to_its_rules() -> None:
+def form_of(page: str, form_id: str) -> str:
+    (found,) = re.findall(rf'<form [^>]*id="{form_id}"[^>]*>(.*?)</form>', page, re.S)
+    return str(found)
+
+
+def test_it_links_each_preset_choice_of_the_lobby_forms_to_its_rules() -> None:
     client = signed_in(create_person("ann", password=PASSWORD))
 
     page = client.get("/lobby").content.decode()
 
-    items = preset_items(page)
-    assert list(items) == list(PRESETS)
-    for name, item in items.items():
-        assert f'type="radio" name="preset" value="{name}"' in item, name
-        assert f'href="/rules#preset-{name}"' in item, name
-        assert escape(PRESET_LABELS[name]) in item and escape(PRESET_SUMMARIES[name]) in item
-    assert re.search(r'value="classic"[^>]*checked', items["classic"])
+    # The create-table form's list, and the same list in quick play's form.
+    for form_id, field in (("create-table", "preset"), ("quick-play-form", "quick-preset")):
+        items = preset_items(form_of(page, form_id))
+        assert list(items) == list(PRESETS), form_id
+        for name, item in items.items():
+            assert f'type="radio" name="{field}" value="{name}"' in item, name
+            assert f'href="/rules#preset-{name}"' in item, name
+            assert escape(PRESET_LABELS[name]) in item and escape(PRESET_SUMMARIES[name]) in item
+        assert re.search(r'value="classic"[^>]*checked', items["classic"]), form_id
+
+
+def test_it_seeks_a_quick_play_game_of_the_preset_chosen() -> None:
+    ann = create_person("ann", password=PASSWORD)
+    form = {"quick-preset": "woburn", "quick-move_seconds": "90", "quick-rated": "on"}
+
+    response = signed_in(ann).post("/quickplay", form)
+
+    seek = Seek.objects.get(player=ann)
+    assert response.status_code == 302 and response["Location"] == f"/quickplay/{seek.pk}"
+    assert seek.rules["preset"] == "woburn" and seek.move_seconds == 90
 
 
 def test_it_links_each_preset_choice_of_the_challenge_and_tournament_forms() -> None:

@@ -80,7 +80,7 @@ def test_it_never_offers_the_persons_own_seat_to_a_bot(
     assert seat[3].is_enabled()
     page.check("input[name=preset][value='classic']")
     assert seat[3].is_disabled()
-    link = page.locator("li[data-preset=woburn] a.preset-rules")
+    link = page.locator("#create-table li[data-preset=woburn] a.preset-rules")
     assert link.get_attribute("href") == "/rules#preset-woburn"
     assert overflow(page) == 0
     page.locator("#create-table").screenshot(path=str(ARTEFACTS / "lobby-create-table-390.png"))

@@ -1,14 +1,20 @@
-"""Every seat has a label of its own on the table page and in its prompts and results: two
-house bots of one kind are told apart (docs/web.md, "The table")."""
+"""Every seat has a label of its own on the table page and in its prompts and results, and in
+the lists of tables and games in play of the lobby and the start page: two house bots of one
+kind are told apart (docs/web.md, "The table")."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+import pytest
 from django.template.loader import render_to_string
+from django.test import Client
 
+from accounts.services import register_player
+from games import tables
 from games.engine import Game as Engine
+from games.models import Game
 from web.table import names_by_seat, table_context, told_apart
 
 
@@ -71,3 +77,33 @@ def test_it_tells_two_house_bots_of_one_kind_apart_in_the_seats_and_the_exchange
     # The exchange's lines.
     assert "ann gives" in html and "to house:random #1" in html and "to house:random #2" in html
     assert not re.search(r"house:random(?! #)", html)
+
+
+def rows(page: str, hook: str, key: int) -> list[str]:
+    """The text of each ``<tr data-{hook}="{key}">`` of the page."""
+    found = re.findall(rf'<tr[^>]*data-{hook}="{key}"[^>]*>(.*?)</tr>', page, re.S)
+    assert found, (hook, key)
+    return [" ".join(re.sub(r"<[^>]+>", " ", inner).split()) for inner in found]
+
+
+@pytest.mark.django_db
+def test_the_lobby_and_the_start_page_list_two_house_bots_of_one_kind_apart(
+    client: Client,
+) -> None:
+    dee, _ = register_player("dee", password="correct horse battery")
+    waiting = tables.create_table(dee, rules="classic", rated=False, move_seconds=60, seat=None)
+    for seat in (0, 2):
+        tables.seat_bot(dee, table_id=waiting.pk, bot="house:random", seat=seat)
+    playing = tables.create_table(dee, rules="classic", rated=False, move_seconds=60, seat=1)
+    for seat in (0, 2):
+        tables.seat_bot(dee, table_id=playing.pk, bot="house:heuristic", seat=seat)
+    game = Game.objects.get(table=playing)
+    client.force_login(dee)
+
+    for path in ("/", "/lobby"):
+        page = client.get(path).content.decode()
+        for seats in rows(page, "table-id", waiting.pk):
+            assert re.search(r"house:random #1 bot .+ house:random #2 bot", seats), seats
+        # The start page lists the game twice: dee's games, and the games in play.
+        for players in rows(page, "game-id", game.pk):
+            assert "house:heuristic #1 bot , dee , house:heuristic #2" in players, (path, players)

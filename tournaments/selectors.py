@@ -386,6 +386,12 @@ def invitation_data(invitation: Invitation) -> dict[str, Any]:
     }
 
 
+def answerer_id(*, player_id: int, is_bot: bool, owner_id: int | None) -> int:
+    """Who answers an invitation of the account ``player_id``: its owner for a bot account
+    with one, else the account itself."""
+    return owner_id if is_bot and owner_id else player_id
+
+
 def invitation_line(invitation: Invitation) -> dict[str, Any]:
     """The ``tournament_invite`` stream line's fields."""
     found = invitation.tournament

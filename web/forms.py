@@ -10,6 +10,13 @@ from django import forms
 from accounts.serializers import USERNAME_PATTERN
 from web.presets import preset_choices
 
+
+def preset_field() -> forms.ChoiceField:
+    """A form's choice of a rules preset, as radio buttons (web/_preset_field.html draws each
+    with its description and a link to its rules); the form sets the presets it offers."""
+    return forms.ChoiceField(choices=[], initial="classic", label="Rules", widget=forms.RadioSelect)
+
+
 USERNAME_HELP = "3 to 30 characters: letters, digits and _ . - (starting with a letter or digit)."
 
 
@@ -66,9 +73,7 @@ MAX_SEATS = 4
 class TableForm(forms.Form):
     """A new table: the rules preset and its options, rated, move time, who sits where."""
 
-    preset = forms.ChoiceField(
-        choices=[], initial="classic", label="Rules", widget=forms.RadioSelect
-    )
+    preset = preset_field()
     max_hands = forms.IntegerField(
         required=False, min_value=1, max_value=200, help_text="End after this many hands."
     )
@@ -187,7 +192,7 @@ class QuickPlayForm(forms.Form):
     """A seek (quick play): the rules preset, rated, move time, and the wait for house bots."""
 
     prefix = "quick"
-    preset = forms.ChoiceField(choices=[], initial="classic", label="Rules")
+    preset = preset_field()
     move_seconds = forms.IntegerField(
         min_value=1, max_value=86400, initial=60, label="Move time (seconds)"
     )
@@ -216,9 +221,7 @@ class ChallengeForm(forms.Form):
     opponent_3 = forms.CharField(
         max_length=150, required=False, label="Seat 3", help_text="Four-handed only."
     )
-    preset = forms.ChoiceField(
-        choices=[], initial="classic", label="Rules", widget=forms.RadioSelect
-    )
+    preset = preset_field()
     max_hands = forms.IntegerField(
         required=False, min_value=1, max_value=200, help_text="End after this many hands."
     )
@@ -245,3 +248,19 @@ class ChallengeForm(forms.Form):
         if self.cleaned_data.get("max_hands") is not None:
             rules["max_hands"] = self.cleaned_data["max_hands"]
         return rules
+
+
+#: A short game against the computer: the classic rules over this many hands.
+SHORT_GAME_HANDS = 3
+
+
+class ComputerGameForm(forms.Form):
+    """``/play/computer``: a full classic game (until someone takes 12 tricks in a hand), or
+    a short one of :data:`SHORT_GAME_HANDS` hands."""
+
+    length = forms.ChoiceField(choices=[("full", "full"), ("short", "short")], required=False)
+
+    def rules(self) -> dict[str, Any]:
+        if self.cleaned_data.get("length") == "short":
+            return {"preset": "classic", "max_hands": SHORT_GAME_HANDS}
+        return {"preset": "classic"}

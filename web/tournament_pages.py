@@ -25,6 +25,7 @@ from ratings.display import display_rating, ordinal_of
 from tournaments.models import Tournament
 from tournaments.serializers import TournamentSettingsSerializer
 from tournaments.services.setup import SETTINGS
+from web.forms import preset_field
 from web.presets import preset_choices
 
 #: The form's fields that are the API's settings under the same name (the rules are the
@@ -53,9 +54,7 @@ class TournamentForm(forms.Form):
     """Every setting of ``POST /api/v1/tournaments`` (docs/tournaments.md "Settings")."""
 
     name = forms.CharField(max_length=100)
-    preset = forms.ChoiceField(
-        choices=[], initial="classic", label="Rules", widget=forms.RadioSelect
-    )
+    preset = preset_field()
     hands_per_game = forms.IntegerField(
         required=False,
         initial=3,

@@ -10,10 +10,12 @@ from web.views import (
     games,
     home,
     lobby,
+    notifications,
     quickplay,
     replay,
     rules,
     tournaments,
+    welcome,
 )
 from web.views.bots import my_bots
 from web.views.players import leaderboard, profile
@@ -24,8 +26,14 @@ urlpatterns = [
     path("signup", accounts.signup, name="signup"),
     path("login", accounts.log_in, name="login"),
     path("logout", accounts.log_out, name="logout"),
+    # What waits on the person: the bell's live part
+    path("notifications/live", notifications.notifications_live, name="notifications-live"),
     # The rules of the game
     path("rules", rules.rules, name="rules"),
+    # Playing at once: the lesson and a game against the computer (visitors as guests)
+    path("learn", welcome.learn, name="learn"),
+    path("play/computer", welcome.play_computer, name="play-computer"),
+    path("hints", welcome.hints, name="hints"),
     # Tables and games
     path("lobby", lobby.lobby, name="lobby"),
     path("tables/<int:table_id>/join", lobby.join, name="table-join"),

@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "challenges",
     "quickplay",
     "arena",
+    "notifications",
     "health",
     "web",  # the web pages: on top of every other app, and imported by none
     "config.apps.WiringConfig",  # connects the apps to each other (config/wiring.py)
@@ -351,6 +352,14 @@ if QUICKPLAY_SEEK_SECONDS < 1:
 # How often beat marks expired the seeks past their time and tells their seekers.
 QUICKPLAY_EXPIRY_SWEEP_SECONDS = env.float("QUICKPLAY_EXPIRY_SWEEP_SECONDS", default=5.0)
 
+# Guests (visitors who play without an account, docs/web.md): how many guest accounts one
+# client address may make in an hour, and how many days a guest that has not signed up is
+# kept after its last log-in before beat removes it (docs/operations.md).
+GUEST_CREATIONS_PER_HOUR = env.int("GUEST_CREATIONS_PER_HOUR", default=20)
+GUEST_KEEP_DAYS = env.float("GUEST_KEEP_DAYS", default=7.0)
+# A person's first this-many games show the table's hints (unless they turned them off).
+HINT_GAMES = env.int("HINT_GAMES", default=3)
+
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {
         "task": "health.record_heartbeat",
@@ -404,6 +413,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.sweep",
         "schedule": ARENA_SWEEP_SECONDS,
         "options": {"expires": ARENA_SWEEP_SECONDS},
+    },
+    # Guests that never signed up, with the games only they and house bots played.
+    "games-remove-stale-guests": {
+        "task": "games.remove_stale_guests",
+        "schedule": 3600.0,
+        "options": {"expires": 600.0},
     },
     # Ratings of games whose rating task was lost (the broker was down when they ended).
     "ratings-missed-games": {

@@ -3,7 +3,7 @@ announced to its watchers once it commits."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db.models import F
@@ -39,6 +39,12 @@ def changed(tournament: Tournament) -> None:
     tournament.version += 1
     tournament.save(update_fields=["version"])
     delivery.wake_on_commit([delivery.tournament_channel(tournament.pk)])
+
+
+def wake_people(player_ids: Iterable[int]) -> None:
+    """What waits on these people changed (an invitation, a round seating them): their
+    notifications are woken once the change commits."""
+    delivery.wake_on_commit([delivery.person_channel(p) for p in player_ids])
 
 
 def audit(tournament: Tournament, actor: Player | None, action: str, **details: Any) -> None:

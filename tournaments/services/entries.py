@@ -7,17 +7,18 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import HOUSE_BOT_PREFIX, Player
-from accounts.services import house_bot, owned_bot
+from accounts.services import house_bot, owned_bot, refuse_guest
 from core.errors import Conflict, Invalid, NotFound
 from realtime import delivery
 from tournaments.models import Entrant, ForbiddenPair, Invitation, Tournament
-from tournaments.selectors import invitation_line, ratings_of
+from tournaments.selectors import answerer_id, invitation_line, ratings_of
 from tournaments.services.changes import (
     audit,
     changed,
     locked,
     require_organiser,
     require_registering,
+    wake_people,
 )
 
 
@@ -62,13 +63,17 @@ def _answering_for(player: Player, username: str | None) -> Player:
 
 
 def _pending_invitation(tournament: Tournament, player: Player) -> Invitation | None:
-    return tournament.invitations.filter(player=player, status=Invitation.Status.PENDING).first()
+    pending = tournament.invitations.filter(player=player, status=Invitation.Status.PENDING)
+    return pending.select_related("player").first()
 
 
 def _answer(invitation: Invitation, status: str) -> None:
     invitation.status = status
     invitation.answered_at = timezone.now()
     invitation.save(update_fields=["status", "answered_at"])
+    # It no longer waits on whoever answers it (their notifications).
+    player = invitation.player
+    wake_people([answerer_id(player_id=player.pk, is_bot=player.is_bot, owner_id=player.owner_id)])
 
 
 def _check_limits(tournament: Tournament, player: Player) -> None:
@@ -91,6 +96,7 @@ def _check_limits(tournament: Tournament, player: Player) -> None:
 
 
 def _enter(tournament: Tournament, player: Player, name: str, is_house: bool) -> Entrant:
+    refuse_guest(player, doing="enter tournaments")
     if is_house:
         number = tournament.entrants.filter(player=player).count() + 1
         name = f"{name} #{number}"
@@ -177,8 +183,9 @@ def _invite(tournament: Tournament, actor: Player, player: Player) -> Invitation
     if limit is not None and tournament.entrants.count() >= limit:
         raise Conflict("tournament_full", f"The tournament is full ({limit} players).")
     invitation = Invitation.objects.create(tournament=tournament, player=player, invited_by=actor)
-    recipient = player.owner_id if player.is_bot and player.owner_id else player.pk
+    recipient = answerer_id(player_id=player.pk, is_bot=player.is_bot, owner_id=player.owner_id)
     delivery.send([recipient], type="tournament_invite", payload=invitation_line(invitation))
+    wake_people([recipient])
     audit(tournament, actor, "entrant_invited", player=player.username)
     return invitation
 
@@ -191,9 +198,13 @@ def remove_entrant(actor: Player, *, tournament_id: int, name: str) -> None:
         require_organiser(tournament, actor)
         entrant = tournament.entrants.filter(name=name).first()
         if entrant is None or entrant.status == Entrant.Status.WITHDRAWN:
-            invitation = tournament.invitations.filter(
-                player__username=name, status=Invitation.Status.PENDING
-            ).first()
+            invitation = (
+                tournament.invitations.filter(
+                    player__username=name, status=Invitation.Status.PENDING
+                )
+                .select_related("player")
+                .first()
+            )
             if invitation is None:
                 raise NotFound("not_found", f"No entrant '{name}'.")
             _answer(invitation, Invitation.Status.CANCELLED)

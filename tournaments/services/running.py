@@ -22,13 +22,14 @@ from games.tables import start_seated_game
 from realtime import delivery
 from tournaments import seating
 from tournaments.models import Entrant, Invitation, Result, Round, Tournament, TournamentTable
-from tournaments.selectors import entrant_history, ratings_of, standings_order
+from tournaments.selectors import answerer_id, entrant_history, ratings_of, standings_order
 from tournaments.services.changes import (
     audit,
     changed,
     locked,
     require_organiser,
     require_registering,
+    wake_people,
 )
 from tournaments.services.setup import game_rules
 from tournaments.standings import duplicate_scores, points_for_ranks
@@ -76,9 +77,14 @@ def _start(tournament: Tournament, actor: Player | None) -> None:
     tournament.started_at = timezone.now()
     tournament.save(update_fields=["rounds", "status", "started_at"])
     # Invitations never answered lapse: the invited are not entered.
-    tournament.invitations.filter(status=Invitation.Status.PENDING).update(
-        status=Invitation.Status.LAPSED, answered_at=tournament.started_at
+    lapsing = tournament.invitations.filter(status=Invitation.Status.PENDING)
+    wake_people(
+        answerer_id(player_id=player, is_bot=is_bot, owner_id=owner)
+        for player, is_bot, owner in lapsing.values_list(
+            "player_id", "player__is_bot", "player__owner_id"
+        )
     )
+    lapsing.update(status=Invitation.Status.LAPSED, answered_at=tournament.started_at)
     audit(tournament, actor, "started", entrants=len(entrants), rounds=tournament.rounds)
     _open_round(tournament, 1)
     changed(tournament)
@@ -174,7 +180,15 @@ def _open_round(tournament: Tournament, number: int) -> Round:
             )
     tournament.current_round = number
     tournament.save(update_fields=["current_round"])
+    wake_people(_seated_people(round_))
     return round_
+
+
+def _seated_people(round_: Round) -> list[int]:
+    """The people (not house bots) seated at the tables of ``round_``."""
+    seated = [e for t in round_.tables.all() for e in t.entrant_ids() if e is not None]
+    entrants = Entrant.objects.filter(pk__in=seated, is_house=False)
+    return list(entrants.values_list("player_id", flat=True))
 
 
 def _round_line(
@@ -211,6 +225,7 @@ def advance(*, tournament_id: int) -> bool:
         if any(t.game.status != Game.Status.FINISHED for t in tables):
             return False
         _score_round(tournament, round_, tables)
+        wake_people(_seated_people(round_))  # the round no longer waits on them
         if _is_last_round(tournament, round_, tables):
             tournament.status = Tournament.Status.FINISHED
             tournament.finished_at = timezone.now()

@@ -10,7 +10,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Player
-from accounts.services import HOUSE_BOTS
+from accounts.services import HOUSE_BOTS, refuse_guest
 from core.errors import Conflict, Invalid, NotFound
 from games.tables import parse_rules
 from tournaments.models import Tournament
@@ -86,6 +86,7 @@ def _check_settings(values: Mapping[str, Any]) -> None:
 def create_tournament(creator: Player, *, values: Mapping[str, Any]) -> Tournament:
     """A new tournament organised by ``creator``, with the :data:`SETTINGS` in ``values``
     (the others keep their defaults)."""
+    refuse_guest(creator, doing="organise tournaments")
     fields = {key: values[key] for key in SETTINGS if key in values}
     tournament = Tournament(created_by=creator, **fields)
     _check_settings({key: getattr(tournament, key) for key in SETTINGS})

@@ -56,7 +56,13 @@ def suit_colour(suit: str | None) -> str:
 
 @register.filter
 def card_label(code: str) -> str:
-    return card_name(code)
+    """The name of a card's button: its spoken name, starting with the rank it shows, so
+    that saying what is seen ("K", "10") finds it: "K, king of spades", "10 of hearts"."""
+    rank, suit = code[0], code[1]
+    shown = RANK_LABELS.get(rank, rank)
+    if shown.isdigit():
+        return f"{shown} of {SUIT_NAMES[suit]}"
+    return f"{shown}, {card_name(code)}"
 
 
 @register.simple_tag

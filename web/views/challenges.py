@@ -8,29 +8,28 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.auth import authenticate_session
-from accounts.models import Player
-from api.asyncviews import in_thread
 from challenges import live, services
 from challenges.models import Challenge
 from core.errors import DomainError
 from games.engine import PRESETS
 from web.forms import ChallengeForm, add_domain_errors
+from web.live_lists import own_list_live
 from web.people import signed_in
-from web.views.home import list_resume_point
+from web.returns import return_path
 
 
-def _after(challenge: Challenge) -> HttpResponse:
-    """The game once the challenge has started it, else the challenges page."""
+def _after(challenge: Challenge, request: HttpRequest) -> HttpResponse:
+    """The game once the challenge has started it, else the challenges page (or the page
+    the form came from: the notification bell's forms)."""
     if challenge.game_id:
         return HttpResponseRedirect(f"/games/{challenge.game_id}")
-    return HttpResponseRedirect(f"/challenges#challenge-{challenge.pk}")
+    return HttpResponseRedirect(return_path(request, f"/challenges#challenge-{challenge.pk}"))
 
 
 @login_required
@@ -56,7 +55,7 @@ def challenges(request: HttpRequest) -> HttpResponse:
                 fields = {"opponent_1": fields["to"]}
             add_domain_errors(form, fields, error.message)
         else:
-            return _after(challenge)
+            return _after(challenge, request)
     pending, version = live.shown(person)
     context = {"form": form, **_lists_context(person.username, pending, version)}
     status = 400 if form.errors else 200
@@ -79,26 +78,11 @@ def lists_fragment(me: str, pending: list[dict[str, Any]], version: int) -> str:
     return render_to_string("web/challenges/_lists.html", _lists_context(me, pending, version))
 
 
-def _live_caller(request: HttpRequest) -> tuple[Player | None, int | None]:
-    """(the signed-in person, the list's mark the page shows) of a request to the live
-    stream, in one crossing to a thread. The person comes from the session cookie alone."""
-    found = authenticate_session(request)
-    return (found[0] if found is not None else None), list_resume_point(request)
-
-
 @require_GET
 async def challenges_live(request: HttpRequest) -> HttpResponse:
     """``GET /challenges/live``: the signed-in person's challenges as Server-Sent Events, a
-    message each time their list changes; one feed for all their pages (challenges.live).
-    403 for a visitor: EventSource does not retry it."""
-    person, after = await in_thread(_live_caller)(request)
-    if person is None:
-        return HttpResponse("Log in to follow your challenges.", status=403)
-    subscriber = await live.follow(person, after=after)
-    response = StreamingHttpResponse(live.sse(subscriber), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"  # nginx: pass each message on at once
-    return response
+    message each time their list changes; one feed for all their pages (challenges.live)."""
+    return await own_list_live(request, live.SOURCE, refusal="Log in to follow your challenges.")
 
 
 def _answer(request: HttpRequest, challenge_id: int, act: str) -> HttpResponse:
@@ -113,8 +97,8 @@ def _answer(request: HttpRequest, challenge_id: int, act: str) -> HttpResponse:
         challenge = answer(person, challenge_id=challenge_id)
     except DomainError as error:
         messages.error(request, error.message)
-        return HttpResponseRedirect("/challenges")
-    return _after(challenge)
+        return HttpResponseRedirect(return_path(request, "/challenges"))
+    return _after(challenge, request)
 
 
 @login_required
@@ -146,4 +130,4 @@ def rematch(request: HttpRequest, game_id: int) -> HttpResponse:
     except DomainError as error:
         messages.error(request, error.message)
         return HttpResponseRedirect(f"/games/{game_id}")
-    return _after(challenge)
+    return _after(challenge, request)

@@ -56,9 +56,17 @@ def _embargoed(request: HttpRequest, game_id: int) -> HttpResponse:
 @never_cache
 def table(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
-        return render(request, "web/game/page.html", _context(request, game_id))
+        context = _context(request, game_id)
     except Conflict:  # deals_embargoed: other tables still play these cards
         return _embargoed(request, game_id)
+    view: dict[str, Any] = context["view"]  # type: ignore[assignment]
+    if view.get("your_seat") is not None and view["status"] == "playing":
+        # A person's first games: hints beside the table (they may switch them off).
+        hints = games.wants_hints(signed_in(request))
+        if hints is not None:
+            context["hints"] = hints
+            return render(request, "web/game/hinted.html", context)
+    return render(request, "web/game/page.html", context)
 
 
 @require_safe

@@ -33,6 +33,7 @@ from tournaments.serializers import (
 )
 from tournaments.services import entries, running, setup
 from web.people import signed_in
+from web.returns import return_path
 from web.tournament_pages import (
     TournamentForm,
     flat_messages,
@@ -178,7 +179,8 @@ def _act(
     done: str,
     anchor: str = "",
 ) -> HttpResponse:
-    """Run one service for the person, then back to the page with what happened."""
+    """Run one service for the person, then back to the page with what happened (the
+    tournament's, or the page the form came from: the notification bell's forms)."""
     person = signed_in(request)
     assert person is not None  # login_required
     try:
@@ -187,7 +189,7 @@ def _act(
         messages.error(request, error.message)
     else:
         messages.success(request, done)
-    return HttpResponseRedirect(f"/tournaments/{tournament_id}{anchor}")
+    return HttpResponseRedirect(return_path(request, f"/tournaments/{tournament_id}{anchor}"))
 
 
 def _posted(request: HttpRequest, serializer_class: type[Any], data: Any) -> dict[str, Any] | None:

@@ -239,6 +239,8 @@ function gather(trick) {
   shown.dataset.testid = "trick-gathered";
   shown.dataset.seq = String(trick.seq);
   shown.dataset.winner = String(trick.winner);
+  shown.setAttribute("role", "group");
+  shown.setAttribute("aria-label", "The trick just completed");
   trick.cards.forEach((code, i) => {
     const s = (trick.leader + i) % players;
     const slot = document.createElement("div");
