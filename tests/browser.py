@@ -97,7 +97,7 @@ def create_table(page: Page, base: str, *, preset: str, bots: list[str], **optio
     for seat, bot in enumerate(bots, start=1):
         page.select_option(f"select[name=seat_{seat}]", bot)
     if options:
-        page.click("details summary")
+        page.click("details:has(input[name=max_hands]) summary")
         for name, value in options.items():
             page.fill(f"input[name={name}]", value)
     page.click("[data-action=create-table]")
