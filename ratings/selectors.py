@@ -120,6 +120,30 @@ def game_rating_change(game_id: int, player_id: int) -> dict[str, Any] | None:
     return None if change is None else change_data(change)
 
 
+def game_result_rating(game_id: int, player_id: int) -> dict[str, Any] | None:
+    """A game's result box's rating line for one player: the display ratings before and
+    after the game and whether each was provisional (the rated games the player had in the
+    pool before and after it); None while the game is not rated (or not yet)."""
+    change = RatingChange.objects.filter(game_id=game_id, player_id=player_id).first()
+    if change is None:
+        return None
+    # Changes are written in the order games are rated: the earlier ones are the games before.
+    before = RatingChange.objects.filter(
+        player_id=player_id, pool=change.pool, id__lt=change.id
+    ).count()
+    return {
+        "pool": change.pool,
+        "before": display_rating(change.ordinal_before),
+        "after": display_rating(change.ordinal_after),
+        "provisional_before": skill.is_provisional(
+            skill.Skill(change.mu_before, change.sigma_before), before
+        ),
+        "provisional_after": skill.is_provisional(
+            skill.Skill(change.mu_after, change.sigma_after), before + 1
+        ),
+    }
+
+
 def history_rating_changes(rows: list[GamePlayer]) -> dict[int, dict[str, Any]]:
     """The match history's ``rating_change`` for a page of one player's GamePlayer rows."""
     wanted = {(gp.game_id, gp.player_id) for gp in rows}

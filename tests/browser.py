@@ -97,7 +97,7 @@ def create_table(page: Page, base: str, *, preset: str, bots: list[str], **optio
     for seat, bot in enumerate(bots, start=1):
         page.select_option(f"select[name=seat_{seat}]", bot)
     if options:
-        page.click("details summary")
+        page.click("details:has(input[name=max_hands]) summary")
         for name, value in options.items():
             page.fill(f"input[name={name}]", value)
     page.click("[data-action=create-table]")
@@ -121,7 +121,8 @@ class Snapshot:
     seat: int | None
     version: int
     status: str
-    cards: set[str]
+    cards: set[str]  # outside a completed trick drawn on the felt
+    gathered: list[str] = field(default_factory=list)  # that trick's cards, as drawn
 
 
 @dataclass
@@ -136,11 +137,17 @@ class Play:
 
 
 def snapshot(page: Page, viewer: str) -> Snapshot:
-    # The page's HTML and the version it shows, read at one instant of the page's script.
+    # The page's HTML and the version it shows, read at one instant of the page's script;
+    # a completed trick drawn on the felt (table.js) apart.
     shown = page.evaluate(
         """() => {
             const main = document.querySelector("main[data-game-id]");
-            return {html: document.documentElement.outerHTML, ...main.dataset};
+            const page = document.documentElement.cloneNode(true);
+            const trick = page.querySelector('[data-testid="trick-gathered"]');
+            const gathered = trick ? [...trick.querySelectorAll("[data-card]")] : [];
+            trick?.remove();
+            return {html: page.outerHTML, gathered: gathered.map((c) => c.dataset.card),
+                    ...main.dataset};
         }"""
     )
     seat = shown.get("yourSeat")
@@ -150,6 +157,7 @@ def snapshot(page: Page, viewer: str) -> Snapshot:
         version=int(shown["version"]),
         status=str(shown["status"]),
         cards=set(CARD_CODE.findall(shown["html"])),
+        gathered=list(shown["gathered"]),
     )
 
 

@@ -154,6 +154,7 @@ NOT_PAGES = {
     "web-challenges-live": "a stream of the challenges page's lists",
     "notifications-live": "a stream of the bell's list",
     "game-table": "the game page's table alone (its script fetches it)",
+    "game-result": "a finished game's result box alone (its script fetches it)",
     "web-tournament-live": "the tournament page's live part alone (its script fetches it)",
 }
 

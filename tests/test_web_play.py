@@ -51,6 +51,14 @@ def engine_at(record: dict[str, Any], version: int) -> Engine:
     return engine
 
 
+def completed_tricks(record: dict[str, Any], version: int) -> list[list[str]]:
+    """Every trick completed by ``version``, its cards in the order played (a hand's plays
+    are whole tricks, so the game's plays, taken a table's number of players at a time)."""
+    players = Engine.from_deals(record["rules"], record["deals"], record["first_dealer"]).players
+    plays = [str(a["card"]) for a in record["actions"][:version] if a["type"] == "play"]
+    return [plays[i : i + players] for i in range(0, len(plays) - players + 1, players)]
+
+
 def assert_nothing_hidden_was_shown(played: Play, record: dict[str, Any]) -> None:
     """Each snapshot taken during play against the game replayed from its record to the
     snapshot's version: a page shows only cards its viewer may know then (own hand, cards
@@ -72,6 +80,10 @@ def assert_nothing_hidden_was_shown(played: Play, record: dict[str, Any]) -> Non
             )
         )
         assert not (shot.cards & others) - allowed
+        # A completed trick drawn on the felt for a moment (it may be a hand's last, after
+        # the next hand has begun): one that was played, all of it, by then.
+        if shot.gathered:
+            assert shot.gathered in completed_tricks(record, shot.version), shot
         checked += 1
     assert checked > 10
 
@@ -182,6 +194,8 @@ def test_it_plays_an_exchange_through_the_page_in_a_four_handed_game(
     def drop_the_spectators_connection(clicks: int) -> None:
         if clicks == 3:
             network.cut()
+            # What the page had received before the cut, it may still be showing, paced.
+            spectator.wait_for_timeout(4_000)
         elif 3 < clicks < 8:
             versions_while_offline.append(table(spectator)["version"])
             said_while_offline.append(spectator.locator("#connection").inner_text())

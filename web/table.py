@@ -17,6 +17,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from ratings.display import display_text
 from web.templatetags.cards import sort_hand
 
 CALL_ORDER = ("C", "D", "H", "S", "NT", "MIZ")
@@ -185,9 +186,15 @@ def told_apart(names: Mapping[int, str]) -> dict[int, str]:
     return distinct
 
 
-def table_context(view: dict[str, Any], tournament: dict[str, Any] | None = None) -> dict[str, Any]:
+def table_context(
+    view: dict[str, Any],
+    tournament: dict[str, Any] | None = None,
+    rating: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """What the table's template needs, from the viewer's game view (and, for a game of a
-    tournament, where it stands in it: ``tournaments.selectors.game_place``)."""
+    tournament, where it stands in it: ``tournaments.selectors.game_place``; after the end
+    of a rated game, what it did to the viewer's rating once known:
+    ``ratings.selectors.game_result_rating``)."""
     hand, controls = hand_and_controls(view)
     names = names_by_seat(view, tournament)
     accounts = {s["seat"]: s.get("username") for s in view["seats"]}
@@ -234,7 +241,95 @@ def table_context(view: dict[str, Any], tournament: dict[str, Any] | None = None
         "standings": standings,
         "names": names,
         "record_hands": _record_hands(view, names),
+        "summary": hand_summary(view, names),
+        "you": result_of_viewer(view, rating),
+        "tricks_done": len(view.get("trick_history") or []),
     }
+
+
+def hand_summary(view: dict[str, Any], names: dict[int, str]) -> dict[str, Any] | None:
+    """From the second hand on: each seat's tricks in the hand before against its target,
+    and the exchange this hand starts with (who gives how many cards to whom). Shown
+    between the hands (``between``: no card of this hand down yet); the page shows it a
+    while too when the hand changed faster than it could show. Made from the public part
+    of the view: the hands' results and the exchange's counts, never a card."""
+    previous = view.get("previous_hands") or []
+    if not previous or view["status"] != "playing":
+        return None
+    last = previous[-1]
+    seats = [
+        {
+            "seat": s,
+            "name": names.get(s),
+            "tricks": last["tricks"][s],
+            "target": last["targets"][s],
+            "diff": last["diffs"][s],
+            "diff_text": _diff_text(last["diffs"][s]),
+        }
+        for s in range(view["players"])
+    ]
+    exchange = [
+        {
+            "from": b["from"],
+            "to": b["to"],
+            "count": b["count"],
+            "from_name": names.get(b["from"]),
+            "to_name": names.get(b["to"]),
+            "done": b["done"],
+        }
+        for b in view.get("exchange") or []
+    ]
+    between = not view.get("trick_history") and not view.get("current_trick")
+    return {
+        "hand": len(previous),
+        "trump": last["trump"],
+        "seats": seats,
+        "exchange": exchange,
+        "between": between,
+    }
+
+
+def _diff_text(diff: int) -> str:
+    """Tricks against target in words: ``2 up``, ``1 down``, ``made it``."""
+    if diff > 0:
+        return f"{diff} up"
+    if diff < 0:
+        return f"{-diff} down"
+    return "made it"
+
+
+def result_of_viewer(view: dict[str, Any], rating: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A seated viewer's line of a finished game's result: place and score, and for a
+    rated game the rating before and after (None until the game has been rated)."""
+    me = view.get("your_seat")
+    result = view.get("result")
+    if not isinstance(me, int) or not result or view["status"] != "finished":
+        return None
+    place = result["ranks"][me]
+    seat: dict[str, Any] = next((s for s in view["seats"] if s["seat"] == me), {})
+    shared = list(result["ranks"]).count(place) > 1
+    shown = None
+    if rating is not None and view.get("rated"):
+        shown = {
+            **rating,
+            "change": rating["after"] - rating["before"],
+            "before_text": display_text(rating["before"], rating["provisional_before"]),
+            "after_text": display_text(rating["after"], rating["provisional_after"]),
+        }
+    return {
+        "place": place,
+        "place_text": ("shared " if shared else "") + PLACES.get(place, f"{place}th"),
+        "won": place == 1 and not shared,
+        # A resigned seat's rating counts it last, whatever its seat went on to score.
+        "resigned": bool(seat.get("played_by")),
+        "score": result["scores"][me],
+        "of": view["players"],
+        "rated": bool(view.get("rated")),
+        "rating": shown,
+    }
+
+
+PLACES = {1: "1st", 2: "2nd", 3: "3rd"}
 
 
 #: What the seat to act is doing, by phase ("ann to name trump").

@@ -46,6 +46,7 @@ urlpatterns = [
     path("games/live", home.games_in_play_live, name="games-in-play-live"),
     path("games/<int:game_id>", games.table, name="game"),
     path("games/<int:game_id>/table", games.table_part, name="game-table"),
+    path("games/<int:game_id>/result", games.result_part, name="game-result"),
     #
     # Replay
     path("games/<int:game_id>/replay", replay.replay, name="game-replay"),

@@ -41,17 +41,29 @@ function say(text) {
 
 // --- Keeping the table current --------------------------------------------------------------
 
-function showTable(html) {
+function parseTable(html) {
+  const next = new DOMParser().parseFromString(html, "text/html").querySelector("main[data-game-id]");
+  if (!next) throw new Error("no table in the answer");
+  return next;
+}
+
+function showTable(next) {
   // An older table, or the state already shown: keep ours (and the cards the viewer has
   // picked for a discard or a give so far).
   const before = table();
-  const next = new DOMParser().parseFromString(html, "text/html").querySelector("main[data-game-id]");
-  if (!next) throw new Error("no table in the answer");
   const same = next.dataset.version === before.dataset.version && next.dataset.status === before.dataset.status;
-  if (Number(next.dataset.version) < shownVersion() || same) return;
+  if (Number(next.dataset.version) < shownVersion() || same) return false;
   const wasYourTurn = isYourTurn();
+  const wasPlaying = before.dataset.status === "playing";
   const focused = document.activeElement?.dataset?.card;
+  const gathered = before.querySelector('[data-testid="trick-gathered"]');
   before.replaceWith(document.adoptNode(next));
+  // A completed trick still being shown stays until its time is up.
+  const felt = table().querySelector(".felt");
+  if (gathered && felt) {
+    felt.append(gathered);
+    felt.classList.add("gathering");
+  }
   startClock();
   if (focused) table().querySelector(`.hand button[data-card="${focused}"]:not([disabled])`)?.focus();
   showTurn();
@@ -60,20 +72,230 @@ function showTable(html) {
     chime();
     notify();
   }
+  if (wasPlaying && table().dataset.status === "finished") showResult();
+  return true;
+}
+
+async function fetchTable() {
+  const response = await fetch(`/games/${gameId}/table`, { credentials: "same-origin", cache: "no-store" });
+  if (!response.ok) throw new Error(`table ${response.status}`);
+  return parseTable(await response.text());
 }
 
 async function refresh() {
-  // One refresh at a time; a second request for one while it runs waits for it.
+  // The table after the viewer's own action, shown at once. One refresh at a time; a
+  // second request for one while it runs waits for it.
   if (refreshing) return refreshing;
   refreshing = (async () => {
-    const response = await fetch(`/games/${gameId}/table`, { credentials: "same-origin", cache: "no-store" });
-    if (!response.ok) throw new Error(`table ${response.status}`);
-    showTable(await response.text());
+    const next = await fetchTable();
+    // The viewer acted: what comes next waits only for a trick being shown.
+    holdUntil = Math.min(holdUntil, firmUntil);
+    showTable(next);
   })();
   try {
     await refreshing;
   } finally {
     refreshing = null;
+  }
+}
+
+// --- Pacing: what a person can follow -------------------------------------------------------
+// Changes come as fast as the players make them (a house bot answers in a fraction of a
+// second, a table of bots a dozen moves a second). The page shows them in order: each
+// completed trick stays on the table for about a second before it is gathered, the summary
+// between two hands a little longer, other moves as they come; far behind (or in a hidden
+// tab) it skips ahead to the newest table. The viewer's own turn waits at most for a trick
+// being shown. The server is not slowed: this is the page's own queue.
+
+const TRICK_MS = 1100;
+const SUMMARY_MS = 2500;
+const MAX_QUEUED = 6;
+const MAX_BEHIND_MS = 3000;
+
+const queue = []; // {main: a parsed table or null, events: [...], fetch: true to ask for our own}
+let pumping = false;
+let holdUntil = 0;
+let firmUntil = 0; // until then a trick is shown: not cut short for the viewer's turn
+let lastTrickSeq = 0;
+let gatherTimer = null;
+
+function enqueue(entry) {
+  queue.push({ ...entry, at: performance.now() });
+  pump();
+}
+
+function collapse() {
+  // Skip ahead to the newest table, but not past the start of a hand (its summary is
+  // shown): one entry with their events (of which only the last trick is shown).
+  const shownHand = table().dataset.hand;
+  let upTo = queue.findIndex((entry) => entry.main && entry.main.dataset.hand !== shownHand);
+  if (upTo < 0) upTo = queue.length - 1;
+  const skipped = queue.splice(0, upTo + 1);
+  const events = skipped.flatMap((entry) => entry.events ?? []);
+  const last = [...skipped].reverse().find((entry) => entry.main || entry.fetch) ?? {};
+  const at = skipped[skipped.length - 1].at;
+  queue.unshift({ main: last.main ?? null, fetch: Boolean(last.fetch) && !last.main, events, at });
+}
+
+function yourTurnQueued() {
+  return queue.some((entry) => entry.main?.querySelector('[data-testid="turn-alert"]:not([hidden])'));
+}
+
+async function waitForHold() {
+  while (!document.hidden && performance.now() < holdUntil) {
+    if (performance.now() >= firmUntil && yourTurnQueued()) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(100, holdUntil - performance.now())));
+  }
+}
+
+async function pump() {
+  if (pumping) return;
+  pumping = true;
+  try {
+    while (queue.length) {
+      await waitForHold();
+      const behind = performance.now() - queue[0].at > MAX_BEHIND_MS;
+      if (document.hidden || behind || queue.length > MAX_QUEUED) collapse();
+      const entry = queue.shift();
+      const handBefore = table().dataset.hand;
+      let main = entry.main;
+      if (entry.fetch) main = await fetchTable().catch(() => null);
+      ungather();
+      unpin();
+      if (main) showTable(main);
+      const trick = (entry.events ?? []).filter((e) => e.type === "trick" && e.seq > lastTrickSeq).pop();
+      const summary = table().dataset.hand !== handBefore && pin((trick ? TRICK_MS : 0) + SUMMARY_MS);
+      const now = performance.now();
+      firmUntil = trick ? now + TRICK_MS : 0;
+      if (trick) {
+        lastTrickSeq = trick.seq;
+        gather(trick);
+      }
+      holdUntil = now + (trick ? TRICK_MS : 0) + (summary ? SUMMARY_MS : 0);
+    }
+  } finally {
+    pumping = false;
+  }
+  if (table().dataset.status === "finished") lookForRating();
+}
+
+// The summary of the hand before, shown a while when a new hand begins, even if the table
+// shown is already past its first card (the bots ran ahead).
+let pinTimer = null;
+
+function pin(duration) {
+  const felt = table().querySelector(".felt");
+  const summary = felt?.querySelector('[data-testid="hand-summary"]');
+  if (!summary) return false;
+  if (summary.hidden) summary.dataset.pinned = "true";
+  summary.hidden = false;
+  felt.classList.add("pinned");
+  clearTimeout(pinTimer);
+  pinTimer = setTimeout(unpin, duration);
+  return true;
+}
+
+function unpin() {
+  clearTimeout(pinTimer);
+  const felt = table().querySelector(".felt");
+  const summary = felt?.querySelector('[data-testid="hand-summary"][data-pinned]');
+  if (summary) {
+    summary.hidden = true;
+    delete summary.dataset.pinned;
+  }
+  felt?.classList.remove("pinned");
+}
+
+// A completed trick, drawn over the trick being played until its time is up.
+const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+const RANK_NAMES = { T: "ten", J: "jack", Q: "queen", K: "king", A: "ace" };
+
+function cardElement(code) {
+  const [rank, suit] = code;
+  const card = document.createElement("span");
+  card.className = `card ${suit === "H" || suit === "D" ? "red" : "black"}`;
+  card.dataset.card = code;
+  card.setAttribute("role", "img");
+  card.setAttribute("aria-label", `${RANK_NAMES[rank] ?? rank} of ${SUIT_NAMES[suit]}`);
+  const shownRank = document.createElement("span");
+  shownRank.className = "rank";
+  shownRank.textContent = rank === "T" ? "10" : rank;
+  const shownSuit = document.createElement("span");
+  shownSuit.className = "suit";
+  shownSuit.textContent = SUITS[suit];
+  card.append(shownRank, shownSuit);
+  return card;
+}
+
+function gather(trick) {
+  const felt = table().querySelector(".felt");
+  if (!felt) return;
+  const players = Number(table().dataset.players);
+  const seat = (s) => felt.querySelector(`.seat[data-seat="${s}"]`);
+  const position = (s) => [...(seat(s)?.classList ?? [])].find((c) => c.startsWith("pos-")) ?? "";
+  const shown = document.createElement("div");
+  shown.className = "trick gathered";
+  shown.dataset.testid = "trick-gathered";
+  shown.dataset.seq = String(trick.seq);
+  shown.dataset.winner = String(trick.winner);
+  shown.setAttribute("role", "group");
+  shown.setAttribute("aria-label", "The trick just completed");
+  trick.cards.forEach((code, i) => {
+    const s = (trick.leader + i) % players;
+    const slot = document.createElement("div");
+    slot.className = `trick-slot ${position(s)}${s === trick.winner ? " won" : ""}`;
+    slot.append(cardElement(code));
+    shown.append(slot);
+  });
+  const caption = document.createElement("p");
+  caption.className = "gathered-by";
+  caption.textContent = `won by ${seat(trick.winner)?.dataset.name ?? `seat ${trick.winner}`}`;
+  shown.append(caption);
+  felt.append(shown);
+  felt.classList.add("gathering");
+  clearTimeout(gatherTimer);
+  gatherTimer = setTimeout(ungather, TRICK_MS);
+}
+
+function ungather() {
+  clearTimeout(gatherTimer);
+  const felt = table().querySelector(".felt");
+  felt?.querySelector('[data-testid="trick-gathered"]')?.remove();
+  felt?.classList.remove("gathering");
+}
+
+// --- The end: the result in view, the rating change once the worker has made it ---------------
+
+function showResult() {
+  const result = table().querySelector('[data-testid="result"]');
+  if (!result) return;
+  const box = result.getBoundingClientRect();
+  if (box.top < 0 || box.top > window.innerHeight * 0.5) result.scrollIntoView({ block: "start" });
+}
+
+let ratingLooks = 0;
+
+async function lookForRating() {
+  // A rated game's rating is updated by the worker after the end: ask for the result box a
+  // few times (sooner first) until it carries the change, for a minute or two at most.
+  const pending = () => table().querySelector('[data-testid="result-me"][data-rating-pending]');
+  if (!pending() || ratingLooks) return;
+  for (const seconds of [1, 1, 2, 2, 3, 5, 5, 10, 10, 20, 30, 30]) {
+    ratingLooks += 1;
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    try {
+      const response = await fetch(`/games/${gameId}/result`, { credentials: "same-origin", cache: "no-store" });
+      if (!response.ok) continue;
+      const fresh = new DOMParser().parseFromString(await response.text(), "text/html").querySelector('[data-testid="result"]');
+      const shown = table().querySelector('[data-testid="result"]');
+      if (!fresh || !shown || fresh.querySelector("[data-rating-pending]")) continue;
+      shown.replaceWith(document.adoptNode(fresh));
+      return;
+    } catch (error) {
+      // Looked again at the next step.
+    }
+    if (!pending()) return;
   }
 }
 
@@ -92,7 +314,8 @@ async function followByPolling() {
         // Where the game's events stand now: nothing before it is needed, the table is shown.
         const now = await events(2 ** 31 - 1, 0);
         lastSeq = now.last_seq;
-        if (now.version !== shownVersion()) await refresh();
+        lastTrickSeq = Math.max(lastTrickSeq, now.last_seq);
+        if (now.version !== shownVersion()) enqueue({ main: await fetchTable(), events: [] });
       }
       if (table().dataset.status === "finished") {
         say("");
@@ -100,7 +323,9 @@ async function followByPolling() {
       }
       const data = await events(lastSeq, POLL_SECONDS);
       if (data.events.length) lastSeq = data.events[data.events.length - 1].seq;
-      if (data.version !== shownVersion() || data.status !== table().dataset.status) await refresh();
+      if (data.version !== shownVersion() || data.status !== table().dataset.status) {
+        enqueue({ main: await fetchTable(), events: data.events });
+      }
       if (pause > 1000) say("Connected again.");
       pause = 1000;
     } catch (error) {
@@ -124,11 +349,12 @@ function followLive() {
   });
   source.addEventListener("change", (message) => {
     const data = JSON.parse(message.data);
-    if (data.html) showTable(data.html);
+    enqueue({ main: data.html ? parseTable(data.html) : null, events: data.events ?? [] });
     if (data.status === "finished") {
       source.close();
       say("");
-      refresh().catch(() => {});
+      // The table once more, the viewer's own (its forms), after what is queued is shown.
+      enqueue({ main: null, events: [], fetch: true });
     }
   });
   source.addEventListener("error", () => {
@@ -147,7 +373,10 @@ function followLive() {
 }
 
 function follow() {
-  if (table().dataset.status === "finished") return;
+  if (table().dataset.status === "finished") {
+    lookForRating();
+    return;
+  }
   if ("EventSource" in window) followLive();
   else followByPolling();
 }
