@@ -225,8 +225,9 @@ def seed(games: int, jobs: int) -> dict[str, Any]:
                 "move_seconds": CLICK_MOVE_SECONDS,
             },
         )
-        for person in others[50:56]:
+        for person in others[50:56]:  # people enter when they are asked: they accept
             entries.add_entrant(organiser, tournament_id=club_night.pk, username=person.username)
+            entries.register(person, tournament_id=club_night.pk)
         running.start(organiser, tournament_id=club_night.pk)
         upcoming = setup.create_tournament(
             organiser,
@@ -239,6 +240,7 @@ def seed(games: int, jobs: int) -> dict[str, Any]:
         )
         for person in others[60:65]:
             entries.add_entrant(organiser, tournament_id=upcoming.pk, username=person.username)
+            entries.register(person, tournament_id=upcoming.pk)
         played = sum(playing.get())
     progress(f"  {played} games played in {time.monotonic() - started:.0f} s")
 
