@@ -49,6 +49,9 @@ LINE_TYPES = (
     "arena_joined",
     "arena_left",
     "arena_removed",
+    "club_request",
+    "club_request_answered",
+    "club_invite",
 )
 
 
