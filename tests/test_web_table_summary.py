@@ -151,3 +151,18 @@ def test_the_result_leads_with_the_viewers_place_score_and_rating_change() -> No
     assert "data-rating" not in unrated and "not rated" in unrated
     assert 'data-place="3"' in unrated
     assert 'data-testid="result-me"' not in render(finished(None, rated=True))
+
+
+def test_the_result_of_a_seat_a_bot_played_out_says_so_rather_than_the_bots_place() -> None:
+    view = finished(0, rated=True)
+    view["seats"] = [{**SEATS[0], "played_by": "house:heuristic"}, *SEATS[1:]]
+    rating = {
+        "pool": "classic",
+        "before": 1500,
+        "after": 1431,
+        "provisional_before": True,
+        "provisional_after": True,
+    }
+    me = part(render(view, rating), "result-me")
+    assert "Your seat was played out" in me and "You won!" not in me
+    assert "rated last" in me and 'data-place="1"' in me
