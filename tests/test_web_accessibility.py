@@ -40,7 +40,8 @@ from tests.game_helpers import choose_action
 from tests.rating_helpers import finished_game
 from tests.support import ROOT
 from tests.tournament_helpers import play_fallbacks
-from tournaments.services import entries, running, setup
+from tournaments.models import Entrant, TournamentTable
+from tournaments.services import entries, running, setup, table_results
 from web.urls import urlpatterns
 
 AXE = ROOT / "tests" / "node_modules" / "axe-core" / "axe.min.js"
@@ -116,6 +117,7 @@ VISITS = [
         "web-tournament", "a running tournament, its organiser", "member", "/tournaments/{running}"
     ),
     Visit("web-tournament", "a tournament open for entries", "member", "/tournaments/{open}"),
+    Visit("web-tournament", "an in-person night", "member", "/tournaments/{in_person}"),
     Visit("not-found", "an unknown path", "visitor", "/no-such-page"),
 ]
 
@@ -293,6 +295,18 @@ def build_world() -> World:
     open_one = setup.create_tournament(bob, values={"name": "Next week", **values})
     entries.register(ann, tournament_id=open_one.pk)
     world.ids["open"] = open_one.pk
+    # An in-person night that ann organises and plays in: a table code, an entry to confirm.
+    in_person = {"name": "At the Crown", "venue": "in_person", **values}
+    night = setup.create_tournament(ann, values=in_person)
+    for person in (ann, bob, cat, dee):
+        entries.register(person, tournament_id=night.pk)
+    running.start(ann, tournament_id=night.pk)
+    (table,) = TournamentTable.objects.filter(round__tournament=night)
+    seated = Entrant.objects.get(pk=table.entrant_ids()[0]).player
+    table_results.enter_result(
+        seated, tournament_id=night.pk, round_number=1, code=table.code, scores=[3, -1, -2]
+    )
+    world.ids["in_person"] = night.pk
     return world
 
 

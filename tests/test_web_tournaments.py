@@ -20,8 +20,9 @@ from ratings.models import Rating
 from tests.conftest import WorkerInfo
 from tests.support import wait_until
 from tests.tournament_helpers import PASSWORD, new_tournament, play_fallbacks
+from tournaments import selectors
 from tournaments.models import AuditEntry, Entrant, ForbiddenPair, Round, Tournament
-from tournaments.services import entries, running
+from tournaments.services import entries, running, table_results
 
 
 def person(username: str) -> Player:
@@ -666,3 +667,59 @@ def test_it_shows_entrants_seeding_ratings_as_display_ratings() -> None:
     assert Entrant.objects.get(tournament=tournament, player=bob).rating == 24.0
     assert '<td class="num">2100</td>' in rows["bob"]  # 1500 + 25 * 24
     assert '<span class="muted">—</span>' in rows["ann"]  # unrated in the pool
+
+
+@pytest.mark.django_db
+def test_it_shows_an_in_person_nights_table_codes_and_results_without_game_links() -> None:
+    ann = person("ann")
+    players = [person(f"crown{i}") for i in range(6)]
+    night = new_tournament(ann, players, rounds=2, venue="in_person")
+    running.start(ann, tournament_id=night.pk)
+    first, second = selectors.round_detail(night.pk, 1)["tables"]
+    names = {p.username: p for p in players}
+    a, b, _ = (names[s["username"]] for s in first["seats"])
+    c, d, _ = (names[s["username"]] for s in second["seats"])
+    base = f"/tournaments/{night.pk}"
+    viewer = Client()
+
+    def enter(player: Player, table: dict[str, Any], scores: list[int]) -> None:
+        table_results.enter_result(
+            player, tournament_id=night.pk, round_number=1, code=table["code"], scores=scores
+        )
+
+    # One player's entry: its status, not its scores (one player's word until confirmed).
+    enter(a, first, [3, -1, -2])
+    enter(c, second, [2, 0, -2])
+    enter(d, second, [1, 1, -2])
+    page = html(viewer.get(base))
+    live = html(viewer.get(f"{base}/live"))
+
+    for shown_part in (page, live):
+        assert "/games/None" not in shown_part and 'data-game-id="None"' not in shown_part
+        tables = section(shown_part, 'id="round-1"')
+        for table in (first, second):
+            assert f"<kbd>{table['code']}</kbd>" in tables
+        assert f'data-code="{first["code"]}"' in tables
+        assert 'data-result-status="pending"' in tables
+        assert 'data-result-status="disputed"' in tables
+        assert 'class="score"' not in tables  # no scores before a result is final
+    assert "in person, at real tables" in page and "<dt>Venue</dt>" in page
+    assert "s a move" not in page
+    mine = html(logged_in(a).get(base))
+    assert f'code <kbd class="table-code">{first["code"]}</kbd>' in mine
+    assert 'data-action="my-game"' not in mine
+
+    # Another player of the table confirms: the result is final, with its places and scores.
+    table_results.confirm_result(b, tournament_id=night.pk, round_number=1, code=first["code"])
+    page = html(viewer.get(base))
+    live = html(viewer.get(f"{base}/live"))
+
+    for shown_part in (page, live):
+        assert "/games/" not in shown_part
+        tables = section(shown_part, 'id="round-1"')
+        assert 'data-result-status="final"' in tables
+        row = tables.split(f'data-code="{first["code"]}"', 1)[1].split("</tr>", 1)[0]
+        scores = re.findall(r'<span class="score">.*?</span>(-?\d+)</span>', row)
+        assert scores == ["3", "-1", "-2"]
+        grid = section(shown_part, 'id="crosstable"')
+        assert "chip rank-1" in grid and "pending" not in grid and "disputed" in grid

@@ -39,6 +39,17 @@ LOCAL_INPUT = "%Y-%m-%dT%H:%M"
 RATING_LIMITS = ("min_rating", "max_rating")
 #: A cross-table of everyone against everyone is drawn up to this many players.
 MATRIX_LIMIT = 40
+#: How the page names an in-person table's result (docs/tournaments.md "In-person nights").
+#: The scores of an entry are shown only once final: until another player of the table
+#: confirms it, or an organiser enters it, it is one player's word.
+RESULT_LABELS = {
+    "missing": "no result yet",
+    "pending": "entered, to be confirmed",
+    "disputed": "disputed: an organiser enters it",
+    "final": "final",
+}
+#: The same, in a chip of the round-by-round grid.
+RESULT_CHIPS = {"missing": "playing", "pending": "pending", "disputed": "disputed"}
 
 
 def three_seat_presets() -> list[str]:
@@ -225,8 +236,24 @@ def rounds_for_page(detail: dict[str, Any], now: datetime | None = None) -> list
         deadline = parse_time(round_["deadline"])
         done = sum(1 for table in round_["tables"] if table["status"] == "finished")
         late = deadline is not None and deadline <= now
-        shown.append({**round_, "done": done, "overdue": round_["status"] != "finished" and late})
+        tables = [with_result_label(table) for table in round_["tables"]]
+        shown.append(
+            {
+                **round_,
+                "tables": tables,
+                "done": done,
+                "overdue": round_["status"] != "finished" and late,
+            }
+        )
     return shown
+
+
+def with_result_label(table: dict[str, Any]) -> dict[str, Any]:
+    """An in-person table with its result's status in words (an online one as it is)."""
+    result = table.get("result")
+    if not result:
+        return table
+    return {**table, "result_label": RESULT_LABELS.get(result["status"], result["status"])}
 
 
 def table_of(detail: dict[str, Any], name: str) -> dict[str, Any] | None:
@@ -236,7 +263,7 @@ def table_of(detail: dict[str, Any], name: str) -> dict[str, Any] | None:
     latest = detail["rounds"][-1]
     for table in latest["tables"]:
         if any(s["username"] == name and not s["filler"] for s in table["seats"]):
-            return {**table, "round": latest["number"]}
+            return {**with_result_label(table), "round": latest["number"]}
     return None
 
 
@@ -256,6 +283,8 @@ def round_grid(detail: dict[str, Any]) -> dict[str, Any]:
                     "score": seat.get("score"),
                     "game": table["game"],
                     "table": table["number"],
+                    "code": table.get("code"),
+                    "chip": in_person_chip(table),
                     "playing": table["status"] != "finished",
                     "adjudicated": table["adjudicated"],
                 }
@@ -270,6 +299,12 @@ def round_grid(detail: dict[str, Any]) -> dict[str, Any]:
         for line in detail["standings"]
     ]
     return {"rounds": numbers, "rows": rows}
+
+
+def in_person_chip(table: dict[str, Any]) -> str | None:
+    """What a grid's chip says of an in-person table whose result is not final yet."""
+    result = table.get("result")
+    return RESULT_CHIPS.get(result["status"]) if result else None
 
 
 def meeting_matrix(detail: dict[str, Any]) -> dict[str, Any] | None:

@@ -111,6 +111,7 @@ def _live_context(detail: dict[str, Any], person: Player | None, organiser: bool
         "matrix": meeting_matrix(detail),
         "knockout": detail["format"] == "knockout",
         "byes": detail["odd_count"] == "byes",
+        "in_person": detail.get("venue") == "in_person",
         "poll_seconds": POLL_SECONDS.get(detail["status"]),
         "version": live_version(detail, viewer, [organiser, overdue]),
     }
