@@ -3,6 +3,11 @@ invitations and their answers, leaving, roles and removals.
 
 Every change of a club's members runs in a transaction holding its :class:`Club` row lock,
 so two answers to the same request, or a leave and a role change, follow one another.
+
+A pending invitation waits on the invited person (a bot's owner), and a pending request on
+the club's owner and admins (the notification bell, ``notifications.selectors``): each change
+that adds or removes one, or makes someone an admin or no longer one, wakes those people's
+notifications once it commits (:func:`_wake`).
 """
 
 from __future__ import annotations
@@ -95,13 +100,20 @@ def _admin_ids(found: Club) -> list[int]:
     return list(found.memberships.filter(role__in=ADMIN_ROLES).values_list("player_id", flat=True))
 
 
+def _wake(player_ids: list[int]) -> None:
+    """What waits on these people changed: their notifications look again once it commits."""
+    delivery.wake_on_commit(delivery.person_channel(p) for p in player_ids)
+
+
 def _add_member(found: Club, player: Player) -> Membership:
     """The player as a plain member; a request of theirs still pending is settled by it."""
     if found.memberships.filter(player=player).exists():
         raise Conflict("already_member", f"'{player.username}' is already a member.")
-    found.requests.filter(player=player, status=JoinRequest.Status.PENDING).update(
+    settled = found.requests.filter(player=player, status=JoinRequest.Status.PENDING).update(
         status=JoinRequest.Status.APPROVED, answered_at=timezone.now()
     )
+    if settled:
+        _wake(_admin_ids(found))  # the request no longer waits on them
     return Membership.objects.create(club=found, player=player, role=Membership.Role.MEMBER)
 
 
@@ -120,6 +132,7 @@ def join(player: Player, *, slug: str, username: str | None = None) -> Membershi
         ).first()
         if invitation is not None:
             _answer(invitation, ClubInvitation.Status.ACCEPTED)
+            _wake([_recipient(joining)])
             return _add_member(found, joining)
         if found.joining == Club.Joining.OPEN:
             return _add_member(found, joining)
@@ -131,6 +144,7 @@ def join(player: Player, *, slug: str, username: str | None = None) -> Membershi
             raise Conflict("already_requested", f"'{joining.username}' has already asked to join.")
         request = JoinRequest.objects.create(club=found, player=joining)
         delivery.send(_admin_ids(found), type="club_request", payload=request_data(request))
+        _wake(_admin_ids(found))
         return request
 
 
@@ -160,6 +174,7 @@ def approve_request(actor: Player, *, slug: str, username: str) -> Membership:
         request.answered_by = actor
         request.save(update_fields=["answered_by"])
         membership = _add_member(found, request.player)
+        _wake(_admin_ids(found))
         delivery.send(
             [_recipient(request.player)],
             type="club_request_answered",
@@ -176,6 +191,7 @@ def decline_request(actor: Player, *, slug: str, username: str) -> None:
         _answer(request, JoinRequest.Status.DECLINED)
         request.answered_by = actor
         request.save(update_fields=["answered_by"])
+        _wake(_admin_ids(found))
         delivery.send(
             [_recipient(request.player)],
             type="club_request_answered",
@@ -198,6 +214,7 @@ def invite(actor: Player, *, slug: str, username: str) -> ClubInvitation:
             raise Conflict("already_invited", f"'{username}' is already invited.")
         invitation = ClubInvitation.objects.create(club=found, player=player, invited_by=actor)
         delivery.send([_recipient(player)], type="club_invite", payload=invitation_data(invitation))
+        _wake([_recipient(player)])
         return invitation
 
 
@@ -212,6 +229,7 @@ def decline_invitation(player: Player, *, slug: str, username: str | None = None
         if invitation is None:
             raise Conflict("not_invited", f"No pending invitation for '{invited.username}'.")
         _answer(invitation, ClubInvitation.Status.DECLINED)
+        _wake([_recipient(invited)])
 
 
 def _membership(found: Club, username: str) -> Membership:
@@ -234,6 +252,8 @@ def leave(player: Player, *, slug: str, username: str | None = None) -> None:
             raise Conflict(
                 "owner_cannot_leave", "The owner cannot leave before passing ownership on."
             )
+        if membership.role == Membership.Role.ADMIN:
+            _wake([leaving.pk])  # the club's requests no longer wait on them
         membership.delete()
 
 
@@ -262,6 +282,8 @@ def set_role(actor: Player, *, slug: str, username: str, role: str) -> Membershi
         if role == Membership.Role.OWNER:
             owner.role = Membership.Role.ADMIN
             owner.save(update_fields=["role"])
+        if (target.role in ADMIN_ROLES) != (role in ADMIN_ROLES):
+            _wake([target.player_id])  # the club's requests now wait on them, or no longer
         target.role = role
         target.save(update_fields=["role"])
         return target
@@ -280,4 +302,6 @@ def remove_member(actor: Player, *, slug: str, username: str) -> None:
             and not found.memberships.filter(player=actor, role=Membership.Role.OWNER).exists()
         ):
             raise NotAllowed("not_club_owner", "Only the club's owner may remove an admin.")
+        if target.role == Membership.Role.ADMIN:
+            _wake([target.player_id])  # the club's requests no longer wait on them
         target.delete()

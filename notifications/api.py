@@ -23,9 +23,10 @@ class NotificationsView(APIView):
     def get(self, request: Request) -> Response:
         """What waits on the caller.
 
-        The games whose turn is the caller's, the tournament rounds that seated it and are
-        not finished, the challenges waiting on its answer and the tournament invitations it
-        answers (its own, and its bot accounts'), in that order: what the web pages' bell
-        lists. Only ever the caller's own.
+        The games whose turn is the caller's, the tournament rounds that seated it (online
+        or in person) and are not finished, the challenges waiting on its answer, the
+        tournament invitations and the club invitations it answers (its own, and its bot
+        accounts'), and the pending requests to join the clubs it owns or administers, in
+        that order: what the web pages' bell lists. Only ever the caller's own.
         """
         return Response(selectors.notifications(caller(request)))

@@ -4,7 +4,9 @@ A ``realtime.feeds.PersonalList``: a web process keeps one feed of a person for 
 open pages (every page has the bell). Whatever changes what waits on a person wakes their
 person channel once it commits: a turn of theirs that starts or ends (``games.changes``), a
 challenge they are in (``challenges.services``), an invitation of theirs made, answered,
-cancelled or lapsed, a round that seats them opened or finished (``tournaments.services``).
+cancelled or lapsed, a round that seats them opened or finished (``tournaments.services``),
+a club invitation of theirs or a join request of a club they administer made or answered
+(``clubs.services``).
 The feed then compares the person's list (``selectors.waiting_on``, whose items are the
 marks) and, when it moved, renders the bell once (``FRAGMENTS``) for all their pages. What
 changes without a wake-up (a challenge that runs out of time) is caught by the

@@ -1,17 +1,21 @@
 """What waits on a person, computed in one place: the notification bell's list, the API's
 ``GET /notifications`` and the live feed's marks (``notifications.live``) all read it here.
 
-Four kinds of item, each a :class:`Notice`:
+Six kinds of item, each a :class:`Notice`:
 
 * ``turn``: a game in play whose turn is theirs (a seat of theirs, not handed to a bot), at
   its version;
-* ``round``: a tournament round that seated them at a table and is not finished;
+* ``round``: a tournament round that seated them at a table and is not finished (an online
+  table through its game's seats, an in-person table through its own seats);
 * ``challenge``: a pending challenge that waits on their answer;
 * ``invitation``: a pending tournament invitation they answer (theirs, or one of a bot
-  account they own).
+  account they own);
+* ``club_invitation``: a pending club invitation they answer (theirs, or one of a bot
+  account they own);
+* ``club_request``: a pending request to join a club they administer (owner or admin).
 
 :func:`waiting_on` reads them for many people at once, in one statement of plain SQL (the
-four kinds' selects joined by ``UNION ALL``): every page of a signed-in person reads it for
+kinds' selects joined by ``UNION ALL``): every page of a signed-in person reads it for
 the bell, and the ORM took several times the database's own time to build four queries.
 The live feeds' look compares every followed person's list with that one statement too. A
 person's list holds only items about that person (the keys of the result): nothing of
@@ -33,15 +37,16 @@ from django.utils import timezone
 
 from accounts.models import Player
 from challenges.models import Challenge, ChallengeSeat
+from clubs.models import Club, ClubInvitation, JoinRequest, Membership
 from core import json_codec
 from games.models import Game, GamePlayer
 from games.selectors import iso
-from tournaments.models import Invitation, Round, Tournament, TournamentTable
+from tournaments.models import Entrant, Invitation, Round, Tournament, TournamentTable
 from tournaments.selectors import answerer_id
 
 #: The kinds, in the order the list shows them: what needs a move first.
-KINDS = ("turn", "round", "challenge", "invitation")
-#: People read in one statement at most (each is a parameter six times: the databases
+KINDS = ("turn", "round", "challenge", "invitation", "club_invitation", "club_request")
+#: People read in one statement at most (each is a parameter several times: the databases
 #: limit a statement's parameters).
 CHUNK = 500
 
@@ -49,7 +54,8 @@ CHUNK = 500
 @dataclass(frozen=True)
 class Notice:
     """One thing waiting on a person. ``id`` is the game's (a turn), the round's, the
-    challenge's or the invitation's; the other fields are those of its kind, else None."""
+    challenge's, the invitation's, the club invitation's or the join request's; the other
+    fields are those of its kind, else None."""
 
     kind: str
     id: int
@@ -64,11 +70,15 @@ class Notice:
     table: int | None = None
     #: Who challenged or invited them.
     by: str | None = None
-    #: The account an invitation enters: the person, or a bot account of theirs.
+    #: The account an invitation enters (the person, or a bot account of theirs), or the
+    #: account asking to join a club.
     player: str | None = None
     rules: str | None = None
     #: When a challenge expires, or a round's deadline.
     deadline: datetime | None = None
+    #: A club invitation's or join request's club: its slug and name.
+    club: str | None = None
+    club_name: str | None = None
 
     def data(self) -> dict[str, Any]:
         """The API's (and the pages') object."""
@@ -104,7 +114,7 @@ def notifications(player: Player) -> dict[str, Any]:
 #: Each select's columns, in this order: who (the person; for an invitation, the account
 #: invited), kind, id, game, seat, version, tournament, tournament_name, round, table, by,
 #: player, data (a turn's ``to_act``, a challenge's rules), deadline, is_bot, owner (an
-#: invitation's account's).
+#: invitation's account's), club (a club's slug; its name is in tournament_name).
 _SELECTS = (
     # A seat of theirs to act in a game in play (filtered by to_act once read).
     # Its empty columns are typed: PostgreSQL takes a column's type from the first select.
@@ -112,33 +122,67 @@ _SELECTS = (
         g.version, CAST(NULL AS {id_type}), CAST(NULL AS {name_type}),
         CAST(NULL AS {number_type}), CAST(NULL AS {number_type}), CAST(NULL AS {name_type}),
         CAST(NULL AS {name_type}), g.to_act, CAST(NULL AS {moment_type}),
-        CAST(NULL AS {flag_type}), CAST(NULL AS {id_type})
+        CAST(NULL AS {flag_type}), CAST(NULL AS {id_type}), CAST(NULL AS {slug_type})
     FROM {gameplayer} gp JOIN {game} g ON g.id = gp.game_id
     WHERE g.status = %s AND ((gp.player_id IN ({keys}) AND gp.replaced_by_id IS NULL)
         OR gp.replaced_by_id IN ({keys}))""",
-    # A round still playing that seats them at a table.
+    # A round still playing that seats them at an online table (its game's seats).
     """SELECT gp.player_id, 'round', r.id, tt.game_id, NULL, NULL, t.id, t.name, r.number,
-        tt.number, NULL, NULL, NULL, r.deadline, NULL, NULL
+        tt.number, NULL, NULL, NULL, r.deadline, NULL, NULL, NULL
     FROM {tournamenttable} tt JOIN {round} r ON r.id = tt.round_id
         JOIN {tournament} t ON t.id = r.tournament_id
         JOIN {gameplayer} gp ON gp.game_id = tt.game_id
     WHERE r.status = %s AND t.status = %s AND gp.player_id IN ({keys})""",
+    # A round still playing that seats them at an in-person table: no game, so its own
+    # seats (a JSON list of seat and entrant) name the entrants.
+    """SELECT e.player_id, 'round', r.id, NULL, NULL, NULL, t.id, t.name, r.number,
+        tt.number, NULL, NULL, NULL, r.deadline, NULL, NULL, NULL
+    FROM {tournamenttable} tt {seat_rows}
+        JOIN {round} r ON r.id = tt.round_id
+        JOIN {tournament} t ON t.id = r.tournament_id
+        JOIN {entrant} e ON e.id = {seat_entrant}
+    WHERE tt.game_id IS NULL AND r.status = %s AND t.status = %s AND e.is_house = %s
+        AND e.player_id IN ({keys})""",
     # A pending challenge, not expired, waiting on their answer.
     """SELECT cs.player_id, 'challenge', c.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-        p.username, NULL, c.rules, c.expires_at, NULL, NULL
+        p.username, NULL, c.rules, c.expires_at, NULL, NULL, NULL
     FROM {challengeseat} cs JOIN {challenge} c ON c.id = cs.challenge_id
         JOIN {player} p ON p.id = c.challenger_id
     WHERE cs.player_id IN ({keys}) AND cs.answer = %s AND c.status = %s
         AND c.expires_at > %s""",
     # A pending invitation of theirs, or of a bot account they own.
     """SELECT i.player_id, 'invitation', i.id, NULL, NULL, NULL, t.id, t.name, NULL, NULL,
-        ib.username, p.username, NULL, NULL, p.is_bot, p.owner_id
+        ib.username, p.username, NULL, NULL, p.is_bot, p.owner_id, NULL
     FROM {invitation} i JOIN {player} p ON p.id = i.player_id
         JOIN {tournament} t ON t.id = i.tournament_id
         LEFT JOIN {player} ib ON ib.id = i.invited_by_id
     WHERE i.status = %s AND (i.player_id IN ({keys})
         OR (p.is_bot = %s AND p.owner_id IN ({keys})))""",
+    # A pending club invitation of theirs, or of a bot account they own.
+    """SELECT ci.player_id, 'club_invitation', ci.id, NULL, NULL, NULL, NULL, cl.name, NULL,
+        NULL, ib.username, p.username, NULL, NULL, p.is_bot, p.owner_id, cl.slug
+    FROM {clubinvitation} ci JOIN {player} p ON p.id = ci.player_id
+        JOIN {club} cl ON cl.id = ci.club_id
+        LEFT JOIN {player} ib ON ib.id = ci.invited_by_id
+    WHERE ci.status = %s AND (ci.player_id IN ({keys})
+        OR (p.is_bot = %s AND p.owner_id IN ({keys})))""",
+    # A pending request to join a club they administer.
+    """SELECT m.player_id, 'club_request', jr.id, NULL, NULL, NULL, NULL, cl.name, NULL,
+        NULL, NULL, p.username, NULL, NULL, NULL, NULL, cl.slug
+    FROM {joinrequest} jr JOIN {membership} m ON m.club_id = jr.club_id
+        JOIN {club} cl ON cl.id = jr.club_id
+        JOIN {player} p ON p.id = jr.player_id
+    WHERE jr.status = %s AND m.role IN (%s, %s) AND m.player_id IN ({keys})""",
 )
+#: How the in-person select reads a table's seats, by database: one row a seat (``s``),
+#: and the entrant's id in it.
+_SEATS = {
+    "postgresql": (
+        "CROSS JOIN LATERAL jsonb_array_elements(tt.seats) s",
+        "CAST(s.value ->> 'entrant' AS bigint)",
+    ),
+    "sqlite": ("JOIN json_each(tt.seats) s", "json_extract(s.value, '$.entrant')"),
+}
 _TABLES: dict[str, type[Model]] = {
     "gameplayer": GamePlayer,
     "game": Game,
@@ -149,6 +193,11 @@ _TABLES: dict[str, type[Model]] = {
     "challenge": Challenge,
     "player": Player,
     "invitation": Invitation,
+    "entrant": Entrant,
+    "clubinvitation": ClubInvitation,
+    "club": Club,
+    "joinrequest": JoinRequest,
+    "membership": Membership,
 }
 
 
@@ -162,9 +211,14 @@ def _statement(vendor: str, count: int) -> str:
         "number_type": Round._meta.get_field("number").db_type(connection),
         "moment_type": Round._meta.get_field("deadline").db_type(connection),
         "flag_type": Player._meta.get_field("is_bot").db_type(connection),
+        "slug_type": Club._meta.get_field("slug").db_type(connection),
     }
+    seat_rows, seat_entrant = _SEATS[vendor]
     keys = ", ".join(["%s"] * count)
-    selects = (select.format(keys=keys, **tables, **types) for select in _SELECTS)
+    selects = (
+        select.format(keys=keys, seat_rows=seat_rows, seat_entrant=seat_entrant, **tables, **types)
+        for select in _SELECTS
+    )
     return "\nUNION ALL\n".join(selects)
 
 
@@ -173,8 +227,11 @@ def _params(keys: Sequence[int]) -> list[Any]:
     return [
         *(Game.Status.PLAYING, *keys, *keys),
         *(Round.Status.PLAYING, Tournament.Status.RUNNING, *keys),
+        *(Round.Status.PLAYING, Tournament.Status.RUNNING, False, *keys),
         *(*keys, ChallengeSeat.Answer.PENDING, Challenge.Status.PENDING, timezone.now()),
         *(Invitation.Status.PENDING, *keys, True, *keys),
+        *(ClubInvitation.Status.PENDING, *keys, True, *keys),
+        *(JoinRequest.Status.PENDING, Membership.Role.OWNER, Membership.Role.ADMIN, *keys),
     ]
 
 
@@ -193,7 +250,7 @@ def _moment(value: Any) -> datetime | None:
 def _notice(row: Sequence[Any]) -> tuple[int, Notice] | None:
     """(whose, the notice) of one row; None for a seat not to act now."""
     who, kind, pk, game, seat, version, tournament, name, number, table = row[:10]
-    by, player, data, deadline, is_bot, owner = row[10:]
+    by, player, data, deadline, is_bot, owner, club = row[10:]
     if kind == "turn":
         if seat not in (_json(data) or ()):
             return None
@@ -212,7 +269,13 @@ def _notice(row: Sequence[Any]) -> tuple[int, Notice] | None:
     if kind == "challenge":
         rules = (_json(data) or {}).get("preset")
         return who, Notice("challenge", pk, by=by, rules=rules, deadline=_moment(deadline))
+    if kind == "club_request":
+        return who, Notice("club_request", pk, player=player, club=club, club_name=name)
     answers = answerer_id(player_id=who, is_bot=bool(is_bot), owner_id=owner)
+    if kind == "club_invitation":
+        return answers, Notice(
+            "club_invitation", pk, by=by, player=player, club=club, club_name=name
+        )
     return answers, Notice(
         "invitation", pk, tournament=tournament, tournament_name=name, by=by, player=player
     )

@@ -85,7 +85,9 @@ def person_channel(player_id: int) -> str:
     """Woken when something that waits on the person, or that their pages list, may have
     changed: a challenge they sent or are invited to (made, answered, canceled, expired), a
     tournament invitation of theirs, a tournament round that seats them, a turn of theirs
-    (started or ended). Their challenges page and their notifications follow it."""
+    (started or ended), a club invitation of theirs, a join request of a club they
+    administer (or their becoming or ceasing to be its admin). Their challenges page and
+    their notifications follow it."""
     return f"{CHANNEL_PREFIX}person:{player_id}"
 
 

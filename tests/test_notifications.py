@@ -13,12 +13,15 @@ from typing import Any
 
 import httpx
 import pytest
+from django.db import transaction
 from django.test import Client
 
 from accounts.models import Player
 from accounts.services import create_bot_player, register_player
 from challenges import services as challenges
 from challenges.models import Challenge
+from clubs import services as clubs
+from clubs.models import ClubInvitation, JoinRequest
 from games import play
 from games.engine import Game as Engine
 from games.models import Game
@@ -30,8 +33,8 @@ from realtime.delivery import feeds
 from tests.conftest import LiveServer
 from tests.live_client import LiveReader, Message
 from tests.tournament_helpers import PASSWORD, new_tournament
-from tournaments.models import Entrant, Invitation
-from tournaments.services import entries, running
+from tournaments.models import Entrant, Invitation, Tournament, TournamentTable
+from tournaments.services import entries, running, table_results
 
 
 def person(name: str) -> Player:
@@ -164,6 +167,98 @@ def test_a_round_that_seats_a_person_waits_on_them_until_it_is_over() -> None:
         move_once(table.game_id)
     assert running.advance(tournament_id=cup.pk)
     assert all(w == [] for w in waiting_on([p.pk for p in people]).values())
+
+
+def in_person_round(organiser: Player, seated: list[Player]) -> tuple[Tournament, TournamentTable]:
+    """A started one-round in-person night of ``seated``, and its one table (no game)."""
+    night = new_tournament(organiser, seated, rounds=1, venue="in_person")
+    running.start(organiser, tournament_id=night.pk)
+    table = night.round_set.get().tables.get()
+    assert table.game_id is None
+    return night, table
+
+
+def settle(night: Tournament, table: TournamentTable) -> None:
+    """The organiser rules on the table (its result stands) and the round is scored."""
+    with transaction.atomic():
+        table_results.adjudicate_in_person(Tournament.objects.get(pk=night.pk), table)
+    assert running.advance(tournament_id=night.pk)
+
+
+@pytest.mark.django_db
+def test_an_in_person_round_waits_on_its_seated_players_until_it_is_over() -> None:
+    people = [person(f"ipr{i}") for i in range(3)]
+    organiser, outsider = person("iprorg"), person("iprout")
+    night, table = in_person_round(organiser, people)
+
+    found = waiting_on([p.pk for p in [*people, organiser, outsider]])
+
+    for someone in people:
+        assert [(n.kind, n.tournament, n.round, n.table, n.game) for n in found[someone.pk]] == [
+            ("round", night.pk, 1, table.number, None)
+        ]
+    assert found[organiser.pk] == [] and found[outsider.pk] == []
+    # The page links the tournament (there is no game to open).
+    assert f'href="/tournaments/{night.pk}"' in signed_in(people[0]).get("/rules").content.decode()
+
+    settle(night, table)
+    assert all(w == [] for w in waiting_on([p.pk for p in people]).values())
+
+
+@pytest.mark.django_db
+def test_club_invitations_and_requests_wait_on_whoever_answers_them_only() -> None:
+    ann, bob, cat, dan, eve = (person(n) for n in ("cann", "cbob", "ccat", "cdan", "ceve"))
+    danbot, _ = create_bot_player(dan, username="cdanbot")
+    club = clubs.create_club(ann, name="The Crown", joining="request")
+    # cat asks and is let in, then made an admin: the request waited on ann only.
+    asked = clubs.join(cat, slug=club.slug)
+    assert isinstance(asked, JoinRequest)
+    assert kinds(ann) == [("club_request", asked.pk)] and kinds(cat) == []
+    clubs.approve_request(ann, slug=club.slug, username="ccat")
+    clubs.set_role(ann, slug=club.slug, username="ccat", role="admin")
+    assert kinds(ann) == kinds(cat) == []
+
+    request = clubs.join(bob, slug=club.slug)
+    invitation = clubs.invite(cat, slug=club.slug, username="cdan")
+    bot_invitation = clubs.invite(ann, slug=club.slug, username="cdanbot")
+    assert isinstance(request, JoinRequest)
+
+    found = waiting_on([p.pk for p in (ann, bob, cat, dan, eve, danbot)])
+
+    for admin in (ann, cat):
+        (item,) = found[admin.pk]
+        assert (item.kind, item.id, item.player, item.club, item.club_name) == (
+            "club_request",
+            request.pk,
+            "cbob",
+            club.slug,
+            "The Crown",
+        )
+    assert [(n.kind, n.id, n.by, n.player, n.club_name) for n in found[dan.pk]] == [
+        ("club_invitation", invitation.pk, "ccat", "cdan", "The Crown"),
+        ("club_invitation", bot_invitation.pk, "cann", "cdanbot", "The Crown"),
+    ]
+    assert found[bob.pk] == found[eve.pk] == found[danbot.pk] == []
+    # The bell says so in words (no club pages to link yet, no form to answer with).
+    bell = signed_in(dan).get("/rules").content.decode()
+    assert bell_of(bell) == (
+        2,
+        [("club_invitation", invitation.pk), ("club_invitation", bot_invitation.pk)],
+    )
+    assert "ccat invites you to join the club The Crown" in bell
+    assert "your bot cdanbot to join the club The Crown" in bell
+    assert "cbob asks to join the club The Crown" in signed_in(ann).get("/rules").content.decode()
+
+    # Answered, each leaves; an admin no longer one stops seeing the club's requests.
+    clubs.decline_request(cat, slug=club.slug, username="cbob")
+    assert kinds(ann) == kinds(cat) == []
+    again = clubs.join(bob, slug=club.slug)
+    clubs.set_role(ann, slug=club.slug, username="ccat", role="member")
+    assert kinds(ann) == [("club_request", again.pk)] and kinds(cat) == []
+    clubs.join(dan, slug=club.slug)
+    clubs.decline_invitation(dan, slug=club.slug, username="cdanbot")
+    assert kinds(dan) == []
+    assert ClubInvitation.objects.get(pk=bot_invitation.pk).status == "declined"
 
 
 # --- The API ----------------------------------------------------------------------------------
@@ -358,6 +453,46 @@ def test_each_change_wakes_the_notifications_of_those_it_concerns_only(
         "kbob",
         "kcat",
     }
+
+
+@pytest.mark.django_db
+def test_club_changes_and_in_person_rounds_wake_those_they_concern_only(
+    woken_by: Callable[[Callable[[], object], list[Player]], set[str]],
+) -> None:
+    ann, bob, cat, dan = (person(n) for n in ("wann", "wbob", "wcat", "wdan"))
+    create_bot_player(dan, username="wdanbot")
+    everyone = [ann, bob, cat, dan]
+    club = clubs.create_club(ann, name="Wake club", joining="request")
+    slug = club.slug
+
+    assert woken_by(lambda: clubs.join(cat, slug=slug), everyone) == {"wann"}
+    assert woken_by(lambda: clubs.approve_request(ann, slug=slug, username="wcat"), everyone) == {
+        "wann"
+    }
+    promoted = woken_by(
+        lambda: clubs.set_role(ann, slug=slug, username="wcat", role="admin"), everyone
+    )
+    assert promoted == {"wcat"}
+    assert woken_by(lambda: clubs.join(bob, slug=slug), everyone) == {"wann", "wcat"}
+    declined = woken_by(lambda: clubs.decline_request(cat, slug=slug, username="wbob"), everyone)
+    assert declined == {"wann", "wcat"}
+    invited = woken_by(lambda: clubs.invite(cat, slug=slug, username="wdanbot"), everyone)
+    assert invited == {"wdan"}
+    refused = woken_by(
+        lambda: clubs.decline_invitation(dan, slug=slug, username="wdanbot"), everyone
+    )
+    assert refused == {"wdan"}
+    clubs.invite(ann, slug=slug, username="wdan")
+    assert woken_by(lambda: clubs.join(dan, slug=slug), everyone) == {"wdan"}
+    assert woken_by(lambda: clubs.leave(cat, slug=slug), everyone) == {"wcat"}
+
+    # An in-person round wakes its seated players when it opens and when it is over.
+    seated = [ann, bob, cat]
+    night = new_tournament(dan, seated, rounds=1, venue="in_person")
+    opened = woken_by(lambda: running.start(dan, tournament_id=night.pk), everyone)
+    assert opened == {"wann", "wbob", "wcat"}
+    table = night.round_set.get().tables.get()
+    assert woken_by(lambda: settle(night, table), everyone) == {"wann", "wbob", "wcat"}
 
 
 def session_cookie(url: str, username: str) -> str:
