@@ -321,24 +321,3 @@ def _games_at_rest_before_the_flush(
         or left
     ):
         time.sleep(0.3)
-    if connection.vendor == "postgresql":
-        _flush_through_deadlocks()
-
-
-def _flush_through_deadlocks() -> None:
-    """Empty the tables before pytest-django does, again if PostgreSQL broke the flush as a
-    deadlock: a rating the worker was still writing for a game the test ended can hold rows
-    the flush needs while it waits for rows the flush holds. PostgreSQL breaks one of the
-    two; when it was the flush, the worker's write has gone through and a second try
-    finds nothing in its way. pytest-django's own flush then finds the tables empty."""
-    from django.core.management import call_command
-    from django.db import OperationalError
-
-    for attempt in range(1, 6):
-        try:
-            call_command("flush", interactive=False, verbosity=0, inhibit_post_migrate=True)
-            return
-        except OperationalError:
-            if attempt == 5:
-                raise
-            time.sleep(0.2 * attempt)
