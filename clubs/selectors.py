@@ -56,6 +56,13 @@ def require_admin(found: Club, player: Player) -> None:
         raise NotAllowed("not_club_admin", f"Only an admin of '{found.slug}' may do this.")
 
 
+def clubs_run_by(player: Player) -> QuerySet[Club]:
+    """The clubs the player owns or is an admin of, by name (those a tournament may name)."""
+    return Club.objects.filter(
+        memberships__player=player, memberships__role__in=ADMIN_ROLES
+    ).order_by("name", "pk")
+
+
 def club_run_by(slug: str, player: Player) -> Club:
     """The club ``slug`` named in a request's body (400 ``unknown_club`` if there is none),
     if the player is one of its admins (403 ``not_club_admin``)."""

@@ -23,7 +23,8 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from accounts.models import Player
 from accounts.services import HOUSE_BOTS
-from core.errors import DomainError, Invalid
+from clubs.selectors import clubs_run_by
+from core.errors import DomainError
 from tournaments import selectors
 from tournaments.models import Invitation
 from tournaments.serializers import (
@@ -71,12 +72,19 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
     return render(request, "web/tournaments/list.html", context)
 
 
+def club_choices(person: Player) -> list[tuple[str, str]]:
+    """The clubs the person may name on a tournament, as the form's choices."""
+    return [(club.slug, club.name) for club in clubs_run_by(person)]
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def tournament_new(request: HttpRequest) -> HttpResponse:
+    """The organiser's form; ``?club=SLUG`` chooses that club (a club page's link)."""
     person = signed_in(request)
     assert person is not None
-    form = TournamentForm(request.POST or None)
+    initial = {"club": request.GET.get("club", "")}
+    form = TournamentForm(request.POST or None, initial=initial, clubs=club_choices(person))
     if request.method == "POST":
         values = form.validated()
         if values is not None:
@@ -135,7 +143,8 @@ def _page_context(
     context = _live_context(detail, person, organiser)
     mine = context["entrants"].get(person.username) if person else None
     if organiser and context["registering"] and settings_form is None:
-        settings_form = TournamentForm.of(detail)
+        assert person is not None
+        settings_form = TournamentForm.of(detail, clubs=club_choices(person))
     viewer = person.username if person else None
     # The invitations the person answers (their own, their bots'); an organiser sees all.
     answering = [i for i in detail["invitations"] if i["owner"] == viewer]
@@ -381,7 +390,8 @@ def update_settings(request: HttpRequest, tournament_id: int) -> HttpResponse:
     if not selectors.is_organiser(found, person):
         messages.error(request, "Only the tournament's organisers may change its settings.")
         return _back(tournament_id)
-    form = TournamentForm.of(selectors.tournament_summary(found), request.POST)
+    summary = selectors.tournament_summary(found)
+    form = TournamentForm.of(summary, request.POST, clubs=club_choices(person))
     changes = form.validated(changed_only=True)
     if changes is not None:
         if not changes:
@@ -389,11 +399,10 @@ def update_settings(request: HttpRequest, tournament_id: int) -> HttpResponse:
             return _back(tournament_id, "#settings")
         try:
             setup.update_tournament(person, tournament_id=tournament_id, changes=changes)
-        except Invalid as error:
-            form.place_domain_error(error.code, error.message)
         except DomainError as error:
-            messages.error(request, error.message)
-            return _back(tournament_id)
+            if not form.places(error):
+                messages.error(request, error.message)
+                return _back(tournament_id)
         else:
             messages.success(request, "Settings saved.")
             return _back(tournament_id, "#settings")
