@@ -118,6 +118,12 @@ VISITS = [
     ),
     Visit("web-tournament", "a tournament open for entries", "member", "/tournaments/{open}"),
     Visit("web-tournament", "an in-person night", "member", "/tournaments/{in_person}"),
+    Visit(
+        "web-tournament-print",
+        "an in-person night's seating sheet",
+        "visitor",
+        "/tournaments/{in_person}/print",
+    ),
     Visit("not-found", "an unknown path", "visitor", "/no-such-page"),
 ]
 

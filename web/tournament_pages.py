@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +29,7 @@ from tournaments.serializers import TournamentSettingsSerializer
 from tournaments.services.setup import SETTINGS
 from web.forms import preset_field
 from web.presets import preset_choices
+from web.qr import qr_svg
 
 #: The form's fields that are the API's settings under the same name (the rules are the
 #: form's preset; the points by rank keep their default).
@@ -57,6 +59,8 @@ RESULT_LABELS = {
     "disputed": "disputed: an organiser enters it",
     "final": "final",
 }
+#: Lines of a score sheet when the games play to the preset's own end (no hand limit).
+OPEN_ENDED_HANDS = 10
 #: The same, in a chip of the round-by-round grid.
 RESULT_CHIPS = {"missing": "playing", "pending": "pending", "disputed": "disputed"}
 
@@ -409,6 +413,38 @@ def meeting_matrix(detail: dict[str, Any]) -> dict[str, Any] | None:
         for me in names
     ]
     return {"names": names, "rows": rows}
+
+
+def seating_sheet(
+    detail: dict[str, Any], result_url: Callable[[str], str]
+) -> dict[str, Any] | None:
+    """The newest seated round of an in-person tournament as it is printed (None before the
+    first round): each table with its seats in seat order (the order of the scores), the
+    address of its result page (``result_url`` of its code) and that address's QR code."""
+    if not detail["rounds"]:
+        return None
+    latest = detail["rounds"][-1]
+    tables = []
+    for table in latest["tables"]:
+        url = result_url(table["code"])
+        label = f"QR code of table {table['number']}'s result page"
+        tables.append(
+            {
+                **table,
+                "url": url,
+                "short_url": url.split("://", 1)[-1],
+                "qr": qr_svg(url, label=label),
+                "sheet_qr": qr_svg(url, label=label, hook="data-sheet-qr"),
+            }
+        )
+    hands = detail["hands_per_game"] or OPEN_ENDED_HANDS
+    return {
+        "number": latest["number"],
+        "deadline": latest["deadline"],
+        "byes": latest["byes"],
+        "tables": tables,
+        "hands": range(1, hands + 1),
+    }
 
 
 def live_version(detail: dict[str, Any], viewer: str | None, extra: Any) -> str:

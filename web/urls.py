@@ -71,6 +71,11 @@ urlpatterns = [
     path("tournaments/new", tournaments.tournament_new, name="web-tournament-new"),
     path("tournaments/<int:tournament_id>", tournaments.tournament_page, name="web-tournament"),
     path(
+        "tournaments/<int:tournament_id>/print",
+        tournaments.tournament_print,
+        name="web-tournament-print",
+    ),
+    path(
         "tournaments/<int:tournament_id>/live",
         tournaments.tournament_live,
         name="web-tournament-live",

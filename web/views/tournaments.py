@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import (
+    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseNotModified,
@@ -26,7 +27,7 @@ from accounts.services import HOUSE_BOTS
 from clubs.selectors import clubs_run_by
 from core.errors import DomainError
 from tournaments import selectors
-from tournaments.models import Invitation
+from tournaments.models import Invitation, Tournament
 from tournaments.serializers import (
     ForbiddenPairInputSerializer,
     OrganiserSerializer,
@@ -43,6 +44,7 @@ from web.tournament_pages import (
     meeting_matrix,
     round_grid,
     rounds_for_page,
+    seating_sheet,
     table_of,
 )
 
@@ -164,6 +166,23 @@ def _page_context(
 @never_cache
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return render(request, "web/tournaments/page.html", _page_context(request, tournament_id))
+
+
+@require_safe
+@never_cache
+def tournament_print(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The printable seating sheet of an in-person tournament's newest round, with a score
+    sheet per table; each table's QR code holds its result page's address as this request
+    reached the site (behind the proxy too: its Host and forwarded scheme)."""
+    detail = selectors.tournament_detail(tournament_id, audit=False)
+    if detail["venue"] != Tournament.Venue.IN_PERSON:
+        raise Http404("Only a tournament at real tables has a seating sheet.")
+
+    def result_url(code: str) -> str:
+        return request.build_absolute_uri(f"/tournaments/{tournament_id}/tables/{code}")
+
+    context = {"t": detail, "sheet": seating_sheet(detail, result_url)}
+    return render(request, "web/tournaments/print.html", context)
 
 
 @require_safe
