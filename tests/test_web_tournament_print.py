@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 import segno
+import zxingcpp
 from django.test import Client
-from playwright.sync_api import BrowserContext
+from playwright.sync_api import BrowserContext, Locator
 
 from accounts.models import Player
 from accounts.services import create_person
@@ -213,6 +214,34 @@ def test_it_links_the_print_for_organisers_and_the_screen_for_everyone() -> None
     assert 'data-action="print"' not in elsewhere and 'data-action="screen"' not in elsewhere
 
 
+#: The side, in pixels, at which a QR code is drawn for reading back.
+READ_SIZE = 400
+
+
+def read_qr(svg: Locator) -> str:
+    """The text a QR reader finds in ``svg``, drawn by the browser on white, in grey."""
+    grey = svg.evaluate(
+        """async (svg, size) => {
+            const image = new Image();
+            const xml = new XMLSerializer().serializeToString(svg);
+            image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(xml);
+            await image.decode();
+            const canvas = document.createElement("canvas");
+            canvas.width = canvas.height = size;
+            const drawing = canvas.getContext("2d");
+            drawing.fillStyle = "#fff";
+            drawing.fillRect(0, 0, size, size);
+            drawing.drawImage(image, 0, 0, size, size);
+            const pixels = drawing.getImageData(0, 0, size, size).data;
+            return Array.from({length: size * size}, (_, i) => pixels[i * 4]);
+        }""",
+        READ_SIZE,
+    )
+    image = memoryview(bytes(grey)).cast("B", shape=[READ_SIZE, READ_SIZE])
+    (found,) = zxingcpp.read_barcodes(image)
+    return str(found.text)
+
+
 # --- On paper ---------------------------------------------------------------------------------
 
 A4 = {"width": 794, "height": 1123}
@@ -264,4 +293,7 @@ def test_it_prints_on_a4_without_the_sites_navigation_a_score_sheet_a_page(
     page.pdf(path=str(ARTEFACTS / "tournament-print-a4.pdf"), format="A4")
     pdf = (ARTEFACTS / "tournament-print-a4.pdf").read_bytes()
     assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 3  # the seating, two score sheets
+    for code in codes:
+        decoded = read_qr(page.locator(f"section[data-table-code={code}] svg[data-qr]"))
+        assert decoded == f"{api_server.url}/tournaments/{night.pk}/tables/{code}"
     assert not page.errors  # type: ignore[attr-defined]
