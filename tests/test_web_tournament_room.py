@@ -72,9 +72,17 @@ def result_of(client: Client, tid: int, number: int, code: str) -> dict[str, Any
     return found
 
 
-def phone_of(browser: Browser, phones: list[BrowserContext], base: str, username: str) -> Page:
-    """A phone's page, logged in as ``username`` (nobody when empty)."""
-    context = browser.new_context(viewport=PHONE)  # type: ignore[arg-type]
+def phone_of(
+    browser: Browser,
+    phones: list[BrowserContext],
+    base: str,
+    username: str,
+    *,
+    scripts: bool = True,
+) -> Page:
+    """A phone's page, logged in as ``username`` (nobody when empty), with or without
+    JavaScript."""
+    context = browser.new_context(viewport=PHONE, java_script_enabled=scripts)  # type: ignore[arg-type]
     context.set_default_timeout(20_000)
     phones.append(context)
     page = new_page(context)
@@ -156,8 +164,9 @@ def test_it_enters_and_confirms_a_result_from_phones_while_the_screen_follows(
     # The screen shows the entry without reloading: its status only.
     wait_until(lambda: shown.get_attribute("data-status") == "pending", what="the screen")
     assert shown.locator(".screen-score").count() == 0
-    # A page opened now, to enter again once the round is over.
-    late = phone_of(browser, phones, site, third)
+    projector(screen, "room-screen-entered-projector")
+    # A page opened now without JavaScript, to enter again once the round is over.
+    late = phone_of(browser, phones, site, third, scripts=False)
     late.goto(f"{site}/tournaments/{tid}/tables/{code}")
 
     confirming = phone_of(browser, phones, site, second)
@@ -174,6 +183,8 @@ def test_it_enters_and_confirms_a_result_from_phones_while_the_screen_follows(
         "confirmed_by": second,
     }
     assert status_of(confirming) == "final"
+    # The page of the player who entered it follows: the confirmation arrives there too.
+    wait_until(lambda: status_of(entering) == "final", what="the confirmation to arrive")
     assert confirming.locator("[data-action=enter-result]").count() == 0
     confirmed = confirming.locator("[data-testid=entered-scores]").inner_text()
     assert second in confirmed
@@ -287,6 +298,9 @@ def test_it_lets_an_organiser_settle_a_disputed_result_from_the_same_page(
     assert "organiser" in disagreeing.locator("[data-testid=entered-scores]").inner_text()
     assert result_of(ann, tid, 1, code)["status"] == "disputed"
     screenshots(disagreeing, "room-table-disputed")
+    # An entry that does not stand yet is for the table and the organisers to check.
+    visitor = httpx.get(path).text
+    assert 'data-status="disputed"' in visitor and 'class="data entered"' not in visitor
     watching = phone_of(browser, phones, site, third)
     watching.goto(path)
     assert watching.locator("[data-action=confirm-result]").count() == 0
