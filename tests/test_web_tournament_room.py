@@ -379,3 +379,5 @@ def test_it_sends_every_screen_the_same_fragment_the_page_shows(api_server: Live
     page = httpx.get(f"{api_server.url}/tournaments/{tid}/screen").text
     assert html in page
     assert re.search(r"<nav|<form|<button", page) is None  # no controls, no site navigation
+    unknown = httpx.get(f"{api_server.url}/tournaments/{tid}/tables/QQQ")
+    assert unknown.status_code == 404

@@ -21,8 +21,9 @@ from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
+from accounts.models import Player
 from api.errors import STATUS_BY_KIND
-from core.errors import DomainError
+from core.errors import DomainError, NotFound
 from tournaments import selectors
 from tournaments.services import table_results
 from web.people import signed_in
@@ -34,6 +35,14 @@ SCREEN_STATES = {
     "pending": "entered",
     "disputed": "disputed",
     "final": "final",
+}
+
+
+#: What the page says once an entry went through, by the result's status then.
+RESULT_SAID = {
+    "pending": "Entered: another player of the table confirms it.",
+    "disputed": "That differs from the entry before: an organiser settles it.",
+    "final": "The result stands.",
 }
 
 
@@ -50,6 +59,13 @@ def _scores_posted(request: HttpRequest) -> list[Any]:
     return scores
 
 
+def _room(tournament_id: int, code: str, person: Player | None) -> dict[str, Any]:
+    try:
+        return selectors.table_room(tournament_id, code, person)
+    except NotFound as error:
+        raise Http404(error.message) from error
+
+
 @never_cache
 @require_http_methods(["GET", "POST"])
 def table_room(request: HttpRequest, tournament_id: int, code: str) -> HttpResponse:
@@ -63,7 +79,7 @@ def table_room(request: HttpRequest, tournament_id: int, code: str) -> HttpRespo
     if request.method == "POST":
         if person is None:
             return HttpResponseRedirect("/login?" + urlencode({"next": path}))
-        room = selectors.table_room(tournament_id, code, person)
+        room = _room(tournament_id, code, person)
         number = room["round"]["number"]
         try:
             if request.POST.get("action") == "confirm":
@@ -86,7 +102,7 @@ def table_room(request: HttpRequest, tournament_id: int, code: str) -> HttpRespo
         else:
             messages.success(request, done)
             return HttpResponseRedirect(path)
-    room = selectors.table_room(tournament_id, code, person)
+    room = _room(tournament_id, code, person)
     context = {
         **room,
         "person": person,
@@ -98,14 +114,6 @@ def table_room(request: HttpRequest, tournament_id: int, code: str) -> HttpRespo
     }
     status = STATUS_BY_KIND.get(type(error), 400) if error is not None else 200
     return render(request, "web/tournaments/table_room.html", context, status=status)
-
-
-#: What the page says once an entry went through, by the result's status then.
-RESULT_SAID = {
-    "pending": "Entered: another player of the table confirms it.",
-    "disputed": "That differs from the entry before: an organiser settles it.",
-    "final": "The result stands.",
-}
 
 
 # --- The screen ------------------------------------------------------------------------------
