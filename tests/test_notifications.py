@@ -194,12 +194,13 @@ def test_an_in_person_round_waits_on_its_seated_players_until_it_is_over() -> No
     found = waiting_on([p.pk for p in [*people, organiser, outsider]])
 
     for someone in people:
-        assert [(n.kind, n.tournament, n.round, n.table, n.game) for n in found[someone.pk]] == [
-            ("round", night.pk, 1, table.number, None)
-        ]
+        assert [
+            (n.kind, n.tournament, n.round, n.table, n.game, n.code) for n in found[someone.pk]
+        ] == [("round", night.pk, 1, table.number, None, table.code)]
     assert found[organiser.pk] == [] and found[outsider.pk] == []
-    # The page links the tournament (there is no game to open).
-    assert f'href="/tournaments/{night.pk}"' in signed_in(people[0]).get("/rules").content.decode()
+    # The bell links the table's result page (there is no game to open).
+    shown = signed_in(people[0]).get("/rules").content.decode()
+    assert f'href="/tournaments/{night.pk}/tables/{table.code}"' in shown
 
     settle(night, table)
     assert all(w == [] for w in waiting_on([p.pk for p in people]).values())

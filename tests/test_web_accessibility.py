@@ -56,7 +56,8 @@ class Visit:
     what it shows, who looks (``visitor``: nobody signed in; ``guest``: a visitor who becomes a
     guest on the page; ``member``: ann; ``player``:
     the person to act in the game in play; ``dealer``: the dealer choosing a discard;
-    ``seeker``: the person waiting for a quick-play seat), and its path, with the ids of
+    ``seeker``: the person waiting for a quick-play seat; ``seated``: a player of the
+    in-person night's table), and its path, with the ids of
     :class:`World` filled in."""
 
     name: str
@@ -124,6 +125,19 @@ VISITS = [
         "visitor",
         "/tournaments/{in_person}/print",
     ),
+    Visit(
+        "web-tournament-table",
+        "an in-person table, a player to confirm",
+        "seated",
+        "/tournaments/{in_person}/tables/{in_person_code}",
+    ),
+    Visit(
+        "web-tournament-table",
+        "an in-person table, a visitor",
+        "visitor",
+        "/tournaments/{in_person}/tables/{in_person_code}",
+    ),
+    Visit("web-screen", "the room's screen", "visitor", "/tournaments/{in_person}/screen"),
     Visit("not-found", "an unknown path", "visitor", "/no-such-page"),
 ]
 
@@ -164,6 +178,7 @@ NOT_PAGES = {
     "game-table": "the game page's table alone (its script fetches it)",
     "game-result": "a finished game's result box alone (its script fetches it)",
     "web-tournament-live": "the tournament page's live part alone (its script fetches it)",
+    "web-screen-live": "the room's screen alone (its script fetches it)",
 }
 
 
@@ -209,6 +224,8 @@ class World:
 
     people: dict[str, Player]
     ids: dict[str, int] = field(default_factory=dict)
+    #: The in-person tables' codes the paths name.
+    codes: dict[str, str] = field(default_factory=dict)
     viewers: dict[str, str] = field(default_factory=dict)
 
 
@@ -313,6 +330,9 @@ def build_world() -> World:
         seated, tournament_id=night.pk, round_number=1, code=table.code, scores=[3, -1, -2]
     )
     world.ids["in_person"] = night.pk
+    world.codes["in_person_code"] = table.code
+    # Another player of the table, who may confirm the entry.
+    world.viewers["seated"] = Entrant.objects.get(pk=table.entrant_ids()[1]).player.username
     return world
 
 
@@ -347,7 +367,7 @@ def problems_of(page: Page, where: str) -> list[str]:
 
 def check(page: Page, base: str, visit: Visit, world: World) -> list[str]:
     """The visit's page at each width, photographed full length."""
-    path = visit.path.format(**world.ids)
+    path = visit.path.format(**world.ids, **world.codes)
     slug = "-".join(visit.label.replace(",", "").replace("'", "").split())
     page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
     page.goto(base + path)

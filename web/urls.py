@@ -13,6 +13,7 @@ from web.views import (
     notifications,
     quickplay,
     replay,
+    room,
     rules,
     tournaments,
     welcome,
@@ -79,6 +80,17 @@ urlpatterns = [
         "tournaments/<int:tournament_id>/live",
         tournaments.tournament_live,
         name="web-tournament-live",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/tables/<str:code>",
+        room.table_room,
+        name="web-tournament-table",
+    ),
+    path("tournaments/<int:tournament_id>/screen", room.tournament_screen, name="web-screen"),
+    path(
+        "tournaments/<int:tournament_id>/screen/live",
+        room.tournament_screen_live,
+        name="web-screen-live",
     ),
     path(
         "tournaments/<int:tournament_id>/register",
