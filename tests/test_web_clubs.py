@@ -309,7 +309,9 @@ def test_it_makes_a_league_adds_its_nights_and_ranks_equal_points_together() -> 
     slug = club_of(ann, bob, cat)
     first = night(ann, slug, "First night", [ann, bob, cat])
     second = night(ann, slug, "Second night", [bob, ann, cat])
-    later = setup.create_tournament(ann, values={"name": "Later", "rules": "classic", "format": "swiss", "club": slug}).pk
+    later = setup.create_tournament(
+        ann, values={"name": "Later", "rules": "classic", "format": "swiss", "club": slug}
+    ).pk
     anns = signed_in(ann)
 
     created = anns.post(f"/clubs/{slug}/leagues", {"name": "Winter", "scoring": "sum"})
@@ -372,7 +374,9 @@ def test_it_runs_a_club_from_its_pages_in_a_browser(
         person(name)
     contexts = [browser.new_context(viewport=DESKTOP) for _ in range(3)]  # type: ignore[arg-type]
     try:
-        ann, bob, cat = (log_in(c, base, n) for c, n in zip(contexts, ("bann", "bbob", "bcat")))
+        ann, bob, cat = (
+            log_in(c, base, n) for c, n in zip(contexts, ("bann", "bbob", "bcat"), strict=True)
+        )
         # Ann founds a club that takes requests, through the form.
         ann.goto(f"{base}/clubs")
         form = ann.locator("form[data-testid=club-new]")
@@ -449,7 +453,9 @@ def test_it_shows_a_leagues_standings_in_a_browser(
     for name, finishing in (("First", [ann, bob, cat]), ("Second", [bob, ann, cat])):
         tournament = night(ann, slug, name, finishing)
         leagues.add_night(ann, slug=slug, league_id=winter.pk, tournament_id=tournament)
-    setup.create_tournament(ann, values={"name": "Next Tuesday", "rules": "classic", "format": "swiss", "club": slug})
+    setup.create_tournament(
+        ann, values={"name": "Next Tuesday", "rules": "classic", "format": "swiss", "club": slug}
+    )
     context = browser.new_context(viewport=DESKTOP)  # type: ignore[arg-type]
     try:
         page = log_in(context, base, "lann")

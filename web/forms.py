@@ -267,7 +267,6 @@ class ComputerGameForm(forms.Form):
         return {"preset": "classic"}
 
 
-
 JOINING_HELP = "Open: anyone joins. Request: an admin approves. Invite: only the invited join."
 
 

@@ -330,9 +330,7 @@ def add_night(request: HttpRequest, slug: str, league_id: int) -> HttpResponse:
     person = signed_in(request)
     assert person is not None
     try:
-        league_services.add_night(
-            person, slug=slug, league_id=league_id, tournament_id=int(chosen)
-        )
+        league_services.add_night(person, slug=slug, league_id=league_id, tournament_id=int(chosen))
     except DomainError as error:
         messages.error(request, error.message)
     else:
