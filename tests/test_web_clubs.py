@@ -13,7 +13,7 @@ from django.test import Client
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from accounts.models import Player
-from accounts.services import create_person
+from accounts.services import create_bot_player, create_person
 from clubs import services as clubs
 from clubs.models import Club, ClubInvitation, JoinRequest, Membership
 from leagues import services as leagues
@@ -159,6 +159,26 @@ def test_it_lets_an_admin_invite_and_the_invited_answer_from_the_bell_or_the_clu
     assert members(slug) == {"cann": "owner", "cbob": "member"}
     assert ClubInvitation.objects.get(player=cat).status == "declined"
     assert 'data-kind="club_invitation"' not in text(signed_in(cat).get("/rules"))
+
+
+@pytest.mark.django_db
+def test_it_lets_a_bots_owner_answer_the_bots_invitations_from_the_bell() -> None:
+    ann, dan = person("cann"), person("cdan")
+    first, _ = create_bot_player(dan, username="cdanbot")
+    second, _ = create_bot_player(dan, username="cdanbot2")
+    slug = club_of(ann, joining="invite")
+    clubs.invite(ann, slug=slug, username="cdanbot")
+    clubs.invite(ann, slug=slug, username="cdanbot2")
+    dans = signed_in(dan)
+
+    bell = text(dans.get("/rules"))
+    dans.post(f"/clubs/{slug}/join", {"player": "cdanbot", "next": "/rules"})
+    dans.post(f"/clubs/{slug}/invitations/decline", {"player": "cdanbot2", "next": "/rules"})
+
+    assert 'name="player" value="cdanbot"' in bell and 'name="player" value="cdanbot2"' in bell
+    assert members(slug) == {"cann": "owner", "cdanbot": "member"}
+    assert ClubInvitation.objects.get(player=second).status == "declined"
+    assert first.is_bot and 'data-kind="club_invitation"' not in text(dans.get("/rules"))
 
 
 @pytest.mark.django_db
