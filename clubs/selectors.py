@@ -42,6 +42,17 @@ def role_of(found: Club, player: Player) -> str | None:
     return None if membership is None else membership.role
 
 
+def invited(found: Club, player: Player) -> bool:
+    """Whether the player has a pending invitation to the club."""
+    pending = ClubInvitation.Status.PENDING
+    return found.invitations.filter(player=player, status=pending).exists()
+
+
+def requested(found: Club, player: Player) -> bool:
+    """Whether the player has a pending request to join the club."""
+    return found.requests.filter(player=player, status=JoinRequest.Status.PENDING).exists()
+
+
 def is_member(club_id: int, player_id: int) -> bool:
     return Membership.objects.filter(club_id=club_id, player_id=player_id).exists()
 

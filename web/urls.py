@@ -7,6 +7,7 @@ from web.views import (
     accounts,
     arena,
     challenges,
+    clubs,
     games,
     home,
     lobby,
@@ -147,5 +148,45 @@ urlpatterns = [
         "tournaments/<int:tournament_id>/organisers/remove",
         tournaments.remove_organiser,
         name="web-tournament-organiser-remove",
+    ),
+    #
+    # Clubs and their leagues
+    path("clubs", clubs.club_list, name="web-clubs"),
+    path("clubs/<slug:slug>", clubs.club_page, name="web-club"),
+    path("clubs/<slug:slug>/join", clubs.join, name="web-club-join"),
+    path("clubs/<slug:slug>/leave", clubs.leave, name="web-club-leave"),
+    path("clubs/<slug:slug>/settings", clubs.update_settings, name="web-club-settings"),
+    path("clubs/<slug:slug>/invitations", clubs.invite, name="web-club-invite"),
+    path(
+        "clubs/<slug:slug>/invitations/decline",
+        clubs.decline_invitation,
+        name="web-club-invitation-decline",
+    ),
+    path(
+        "clubs/<slug:slug>/requests/<str:username>/approve",
+        clubs.approve_request,
+        name="web-club-request-approve",
+    ),
+    path(
+        "clubs/<slug:slug>/requests/<str:username>/decline",
+        clubs.decline_request,
+        name="web-club-request-decline",
+    ),
+    path(
+        "clubs/<slug:slug>/members/<str:username>/role",
+        clubs.set_role,
+        name="web-club-member-role",
+    ),
+    path(
+        "clubs/<slug:slug>/members/<str:username>/remove",
+        clubs.remove_member,
+        name="web-club-member-remove",
+    ),
+    path("clubs/<slug:slug>/leagues", clubs.league_new, name="web-club-league-new"),
+    path("clubs/<slug:slug>/leagues/<int:league_id>", clubs.league_page, name="web-club-league"),
+    path(
+        "clubs/<slug:slug>/leagues/<int:league_id>/nights",
+        clubs.add_night,
+        name="web-club-league-night",
     ),
 ]
