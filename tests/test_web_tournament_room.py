@@ -298,9 +298,11 @@ def test_it_lets_an_organiser_settle_a_disputed_result_from_the_same_page(
     assert "organiser" in disagreeing.locator("[data-testid=entered-scores]").inner_text()
     assert result_of(ann, tid, 1, code)["status"] == "disputed"
     screenshots(disagreeing, "room-table-disputed")
-    # An entry that does not stand yet is for the table and the organisers to check.
+    # A visitor is shown what the API shows anyone: the entry that stands for now.
     visitor = httpx.get(path).text
-    assert 'data-status="disputed"' in visitor and 'class="data entered"' not in visitor
+    shown = result_of(ann, tid, 1, code)["scores"]
+    assert 'data-status="disputed"' in visitor
+    assert "".join(f'<td class="num">{s}</td>' for s in shown) in visitor
     watching = phone_of(browser, phones, site, third)
     watching.goto(path)
     assert watching.locator("[data-action=confirm-result]").count() == 0

@@ -407,8 +407,7 @@ def table_detail(tournament_id: int, number: int, table_number: int) -> dict[str
 def table_room(tournament_id: int, code: str, viewer: Player | None) -> dict[str, Any]:
     """In-person table ``code`` (of any round) as its result page shows it to ``viewer``:
     ``{tournament, round, table, organiser, seated, open, may_enter, may_confirm}``. The
-    table's result is :func:`result_data`'s, but the scores of an entry that does not
-    stand yet only for the table's players and the organisers. ``open``: the
+    table's result is :func:`result_data`'s, as the API shows it to anyone. ``open``: the
     round is being played and no result stands there; ``may_enter``: open, and the viewer
     is seated there or an organiser; ``may_confirm``: also a pending entry that someone
     else entered (or the viewer is an organiser). 404 for another code, or a tournament
@@ -433,9 +432,6 @@ def table_room(tournament_id: int, code: str, viewer: Player | None) -> dict[str
         and table.result_status != status.FINAL
     )
     data = table_data(table, _names(found), found.filler_bot)
-    if not (organiser or seated or table.result_status == status.FINAL):
-        # An entry that does not stand yet is its table's to check, and the organisers'.
-        data["result"] = {**data["result"], "scores": None}
     may_enter = open_ and (organiser or seated)
     others_entry = organiser or (viewer is not None and table.entered_by_id != viewer.pk)
     return {
