@@ -1533,6 +1533,7 @@ def room_scenario(mode: Mode, args: argparse.Namespace) -> None:
             "tabs": screen_tabs + page_tabs,
             "refused": refused,
             "status": status,
+            "posts": [c.answered - c.sent for c in changes],
         }
 
     with mode.worker(), web_server(mode, "room") as (port, pid):
@@ -1548,6 +1549,8 @@ def room_scenario(mode: Mode, args: argparse.Namespace) -> None:
         + f"; the tournament {found['status']} at the end"
     )
     print(f"  {usage_text(use)}")
+    print(f"  the entries' and confirmations' POSTs themselves: {latency_text(found['posts'])}")
+    print(f"  screens, from the POST's answer: {latency_text(screens_found.from_answer)}")
     row(
         label,
         "results",
