@@ -1587,8 +1587,9 @@ def room_scenario(mode: Mode, args: argparse.Namespace) -> None:
         label,
         "web CPU",
         f"{use.web / use.seconds * 100:.1f}% of a core, "
-        f"{use.web / max(1, deliveries_made) * 1000:.3f} ms a delivery (screens and pages; "
-        "the entries, confirmations and advances included)",
+        f"{use.web / max(1, deliveries_made) * 1000:.3f} ms a delivery (screens and pages), "
+        f"{use.web / max(1, screens_found.moves) * 1000:.1f} ms an entry or confirmation "
+        "(its POST, the change read and rendered once, its frames; the advances included)",
     )
     machine_row(label, use)
     late = found["lag"]
