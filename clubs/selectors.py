@@ -42,6 +42,17 @@ def role_of(found: Club, player: Player) -> str | None:
     return None if membership is None else membership.role
 
 
+def invited(found: Club, player: Player) -> bool:
+    """Whether the player has a pending invitation to the club."""
+    pending = ClubInvitation.Status.PENDING
+    return found.invitations.filter(player=player, status=pending).exists()
+
+
+def requested(found: Club, player: Player) -> bool:
+    """Whether the player has a pending request to join the club."""
+    return found.requests.filter(player=player, status=JoinRequest.Status.PENDING).exists()
+
+
 def is_member(club_id: int, player_id: int) -> bool:
     return Membership.objects.filter(club_id=club_id, player_id=player_id).exists()
 
@@ -54,6 +65,13 @@ def require_admin(found: Club, player: Player) -> None:
     """403 ``not_club_admin`` unless the player is the club's owner or one of its admins."""
     if not is_admin(found, player):
         raise NotAllowed("not_club_admin", f"Only an admin of '{found.slug}' may do this.")
+
+
+def clubs_run_by(player: Player) -> QuerySet[Club]:
+    """The clubs the player owns or is an admin of, by name (those a tournament may name)."""
+    return Club.objects.filter(
+        memberships__player=player, memberships__role__in=ADMIN_ROLES
+    ).order_by("name", "pk")
 
 
 def club_run_by(slug: str, player: Player) -> Club:

@@ -40,6 +40,7 @@ def connect() -> None:
     from web.views.games import table_fragment
     from web.views.home import in_play_fragment
     from web.views.notifications import bell_fragment
+    from web.views.room import screen_fragment
     from web.views.tournaments import live_fragment
 
     # A game ended: rate it, and move its tournament on.
@@ -99,6 +100,8 @@ def connect() -> None:
     game_live.FRAGMENTS.setdefault("table", table_fragment)
     # A tournament's live feed renders the page's live part once for all its pages.
     tournament_live.FRAGMENTS.setdefault("live", live_fragment)
+    # ... and the room's screen once for all its screens.
+    tournament_live.FRAGMENTS.setdefault("screen", screen_fragment)
     # The home pages' list of the games being played is rendered once for all of them.
     in_play.FRAGMENTS.setdefault(in_play.FRAGMENT, in_play_fragment)
     # A person's challenges feed renders their page's lists once for all their pages.

@@ -79,6 +79,8 @@ class Notice:
     #: A club invitation's or join request's club: its slug and name.
     club: str | None = None
     club_name: str | None = None
+    #: An in-person table's code (its result page), else None.
+    code: str | None = None
 
     def data(self) -> dict[str, Any]:
         """The API's (and the pages') object."""
@@ -112,7 +114,8 @@ def notifications(player: Player) -> dict[str, Any]:
 
 
 #: Each select's columns, in this order: who (the person; for an invitation, the account
-#: invited), kind, id, game, seat, version, tournament, tournament_name, round, table, by,
+#: invited), kind, id, game, seat, version, tournament, tournament_name, round, table, by
+#: (an in-person round's table code),
 #: player, data (a turn's ``to_act``, a challenge's rules), deadline, is_bot, owner (an
 #: invitation's account's), club (a club's slug; its name is in tournament_name).
 _SELECTS = (
@@ -136,7 +139,7 @@ _SELECTS = (
     # A round still playing that seats them at an in-person table: no game, so its own
     # seats (a JSON list of seat and entrant) name the entrants.
     """SELECT e.player_id, 'round', r.id, NULL, NULL, NULL, t.id, t.name, r.number,
-        tt.number, NULL, NULL, NULL, r.deadline, NULL, NULL, NULL
+        tt.number, tt.code, NULL, NULL, r.deadline, NULL, NULL, NULL
     FROM {tournamenttable} tt {seat_rows}
         JOIN {round} r ON r.id = tt.round_id
         JOIN {tournament} t ON t.id = r.tournament_id
@@ -265,6 +268,7 @@ def _notice(row: Sequence[Any]) -> tuple[int, Notice] | None:
             round=number,
             table=table,
             deadline=_moment(deadline),
+            code=by,
         )
     if kind == "challenge":
         rules = (_json(data) or {}).get("preset")

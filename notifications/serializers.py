@@ -50,6 +50,9 @@ class NoticeSerializer(serializers.Serializer):
     club_name = serializers.CharField(
         allow_null=True, help_text="club_invitation, club_request: the club's name"
     )
+    code = serializers.CharField(
+        allow_null=True, help_text="round at an in-person table: the table's code"
+    )
 
 
 class NotificationsSerializer(serializers.Serializer):

@@ -194,12 +194,13 @@ def test_an_in_person_round_waits_on_its_seated_players_until_it_is_over() -> No
     found = waiting_on([p.pk for p in [*people, organiser, outsider]])
 
     for someone in people:
-        assert [(n.kind, n.tournament, n.round, n.table, n.game) for n in found[someone.pk]] == [
-            ("round", night.pk, 1, table.number, None)
-        ]
+        assert [
+            (n.kind, n.tournament, n.round, n.table, n.game, n.code) for n in found[someone.pk]
+        ] == [("round", night.pk, 1, table.number, None, table.code)]
     assert found[organiser.pk] == [] and found[outsider.pk] == []
-    # The page links the tournament (there is no game to open).
-    assert f'href="/tournaments/{night.pk}"' in signed_in(people[0]).get("/rules").content.decode()
+    # The bell links the table's result page (there is no game to open).
+    shown = signed_in(people[0]).get("/rules").content.decode()
+    assert f'href="/tournaments/{night.pk}/tables/{table.code}"' in shown
 
     settle(night, table)
     assert all(w == [] for w in waiting_on([p.pk for p in people]).values())
@@ -239,15 +240,20 @@ def test_club_invitations_and_requests_wait_on_whoever_answers_them_only() -> No
         ("club_invitation", bot_invitation.pk, "cann", "cdanbot", "The Crown"),
     ]
     assert found[bob.pk] == found[eve.pk] == found[danbot.pk] == []
-    # The bell says so in words (no club pages to link yet, no form to answer with).
+    # The bell links the club and answers there (a bot's invitation for the bot).
     bell = signed_in(dan).get("/rules").content.decode()
     assert bell_of(bell) == (
         2,
         [("club_invitation", invitation.pk), ("club_invitation", bot_invitation.pk)],
     )
-    assert "ccat invites you to join the club The Crown" in bell
-    assert "your bot cdanbot to join the club The Crown" in bell
-    assert "cbob asks to join the club The Crown" in signed_in(ann).get("/rules").content.decode()
+    linked = f'the club <a href="/clubs/{club.slug}">The Crown</a>'
+    assert f"ccat invites you to join {linked}" in bell
+    assert f"your bot cdanbot to join {linked}" in bell
+    assert bell.count(f'action="/clubs/{club.slug}/join"') == 2
+    assert 'name="player" value="cdanbot"' in bell
+    admins_bell = signed_in(ann).get("/rules").content.decode()
+    assert f'cbob asks to join the club <a href="/clubs/{club.slug}#requests">' in admins_bell
+    assert f'action="/clubs/{club.slug}/requests/cbob/approve"' in admins_bell
 
     # Answered, each leaves; an admin no longer one stops seeing the club's requests.
     clubs.decline_request(cat, slug=club.slug, username="cbob")

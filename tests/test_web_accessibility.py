@@ -28,9 +28,11 @@ from accounts.services import register_player
 from arena import services as arena
 from bots.services import create_bot_account
 from challenges.services import create_challenge
+from clubs import services as clubs
 from games import play, selectors, tables
 from games.engine import Game as Engine
 from games.models import Game
+from leagues import services as leagues
 from quickplay.services import create_seek
 from ratings.services import rate_game
 from tests.browser import ARTEFACTS, DESKTOP, PASSWORD, PHONE, new_page
@@ -56,7 +58,8 @@ class Visit:
     what it shows, who looks (``visitor``: nobody signed in; ``guest``: a visitor who becomes a
     guest on the page; ``member``: ann; ``player``:
     the person to act in the game in play; ``dealer``: the dealer choosing a discard;
-    ``seeker``: the person waiting for a quick-play seat), and its path, with the ids of
+    ``seeker``: the person waiting for a quick-play seat; ``seated``: a player of the
+    in-person night's table), and its path, with the ids of
     :class:`World` filled in."""
 
     name: str
@@ -118,6 +121,31 @@ VISITS = [
     ),
     Visit("web-tournament", "a tournament open for entries", "member", "/tournaments/{open}"),
     Visit("web-tournament", "an in-person night", "member", "/tournaments/{in_person}"),
+    Visit(
+        "web-tournament-print",
+        "an in-person night's seating sheet",
+        "visitor",
+        "/tournaments/{in_person}/print",
+    ),
+    Visit(
+        "web-tournament-table",
+        "an in-person table, a player to confirm",
+        "seated",
+        "/tournaments/{in_person}/tables/{in_person_code}",
+    ),
+    Visit(
+        "web-tournament-table",
+        "an in-person table, a visitor",
+        "visitor",
+        "/tournaments/{in_person}/tables/{in_person_code}",
+    ),
+    Visit("web-screen", "the room's screen", "visitor", "/tournaments/{in_person}/screen"),
+    Visit("web-clubs", "clubs", "visitor", "/clubs"),
+    Visit("web-clubs", "clubs, the form that founds one", "member", "/clubs"),
+    Visit("web-club", "a club, its owner with a request waiting", "member", "/clubs/{club}"),
+    Visit("web-club", "a club, a visitor", "visitor", "/clubs/{club}?pool=in_person"),
+    Visit("web-club-league", "a league", "visitor", "/clubs/{club}/leagues/{league}"),
+    Visit("web-club-league", "a league, its admin", "member", "/clubs/{club}/leagues/{league}"),
     Visit("not-found", "an unknown path", "visitor", "/no-such-page"),
 ]
 
@@ -149,6 +177,17 @@ NOT_PAGES = {
             "web-tournament-pair-remove",
             "web-tournament-organiser-add",
             "web-tournament-organiser-remove",
+            "web-club-join",
+            "web-club-leave",
+            "web-club-settings",
+            "web-club-invite",
+            "web-club-invitation-decline",
+            "web-club-request-approve",
+            "web-club-request-decline",
+            "web-club-member-role",
+            "web-club-member-remove",
+            "web-club-league-new",
+            "web-club-league-night",
         ],
         "post",  # a form's target: answers a GET with 405
     ),
@@ -158,6 +197,7 @@ NOT_PAGES = {
     "game-table": "the game page's table alone (its script fetches it)",
     "game-result": "a finished game's result box alone (its script fetches it)",
     "web-tournament-live": "the tournament page's live part alone (its script fetches it)",
+    "web-screen-live": "the room's screen alone (its script fetches it)",
 }
 
 
@@ -199,10 +239,14 @@ def test_the_paths_said_to_be_forms_targets_refuse_a_get(client: Client) -> None
 
 @dataclass
 class World:
-    """The ids the visits' paths name, and who views as ``player`` and ``dealer``."""
+    """The ids and slugs the visits' paths name, and who views as ``player`` and ``dealer``."""
 
     people: dict[str, Player]
     ids: dict[str, int] = field(default_factory=dict)
+    #: The in-person tables' codes the paths name.
+    codes: dict[str, str] = field(default_factory=dict)
+    #: The slugs the visits' paths name (a club's).
+    slugs: dict[str, str] = field(default_factory=dict)
     viewers: dict[str, str] = field(default_factory=dict)
 
 
@@ -295,8 +339,16 @@ def build_world() -> World:
     open_one = setup.create_tournament(bob, values={"name": "Next week", **values})
     entries.register(ann, tournament_id=open_one.pk)
     world.ids["open"] = open_one.pk
-    # An in-person night that ann organises and plays in: a table code, an entry to confirm.
-    in_person = {"name": "At the Crown", "venue": "in_person", **values}
+    # A club that ann owns, the others its members, taking requests: eve's waits.
+    club = clubs.create_club(ann, name="The Crown", joining="open", description="Tuesdays.")
+    for person in (bob, cat, dee):
+        clubs.join(person, slug=club.slug)
+    clubs.update_club(ann, slug=club.slug, changes={"joining": "request"})
+    clubs.join(register_player("eve", password=PASSWORD)[0], slug=club.slug)
+    world.slugs["club"] = club.slug
+    # An in-person night of the club that ann organises and plays in: a table code, an
+    # entry to confirm; a night of the club's league, and another of its tournaments.
+    in_person = {"name": "At the Crown", "venue": "in_person", "club": club.slug, **values}
     night = setup.create_tournament(ann, values=in_person)
     for person in (ann, bob, cat, dee):
         entries.register(person, tournament_id=night.pk)
@@ -307,6 +359,13 @@ def build_world() -> World:
         seated, tournament_id=night.pk, round_number=1, code=table.code, scores=[3, -1, -2]
     )
     world.ids["in_person"] = night.pk
+    world.codes["in_person_code"] = table.code
+    # Another player of the table, who may confirm the entry.
+    world.viewers["seated"] = Entrant.objects.get(pk=table.entrant_ids()[1]).player.username
+    league = leagues.create_league(ann, slug=club.slug, name="Winter", scoring="sum")
+    leagues.add_night(ann, slug=club.slug, league_id=league.pk, tournament_id=night.pk)
+    setup.create_tournament(ann, values={"name": "Next Tuesday", "club": club.slug, **values})
+    world.ids["league"] = league.pk
     return world
 
 
@@ -341,7 +400,7 @@ def problems_of(page: Page, where: str) -> list[str]:
 
 def check(page: Page, base: str, visit: Visit, world: World) -> list[str]:
     """The visit's page at each width, photographed full length."""
-    path = visit.path.format(**world.ids)
+    path = visit.path.format(**world.ids, **world.codes, **world.slugs)
     slug = "-".join(visit.label.replace(",", "").replace("'", "").split())
     page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
     page.goto(base + path)

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from accounts.services import create_person
+from clubs.services import create_club, join
 from games.models import Game
 from ratings.models import Rating
 from tests.conftest import WorkerInfo
@@ -22,7 +23,7 @@ from tests.support import wait_until
 from tests.tournament_helpers import PASSWORD, new_tournament, play_fallbacks
 from tournaments import selectors
 from tournaments.models import AuditEntry, Entrant, ForbiddenPair, Round, Tournament
-from tournaments.services import entries, running, table_results
+from tournaments.services import entries, running, setup, table_results
 
 
 def person(username: str) -> Player:
@@ -238,6 +239,112 @@ def test_it_shows_the_services_refusals_on_the_form() -> None:
     assert "omit rounds" in html(knockout_rounds)
     assert "allow humans, bots or both" in html(nobody)
     assert not Tournament.objects.exists()
+
+
+def error_shown_for(page: str, field: str) -> str:
+    """The error the page shows next to ``field`` (empty if none)."""
+    found = re.search(rf'data-error-for="{field}">(.*?)</p>', page, re.S)
+    return found.group(1) if found else ""
+
+
+@pytest.mark.django_db
+def test_it_creates_an_in_person_night_of_a_club_the_organiser_runs() -> None:
+    ann = person("ann")
+    create_club(ann, name="The Crown", slug="crown", joining="open")
+    create_club(person("bob"), name="Elsewhere", slug="elsewhere", joining="open")
+    client = logged_in(ann)
+
+    form_page = html(client.get("/tournaments/new?club=crown"))
+    response = client.post("/tournaments/new", {**FORM, "venue": "in_person", "club": "crown"})
+
+    assert '<select name="venue"' in form_page and 'value="in_person"' in form_page
+    club_field = form_page.split('<select name="club"', 1)[1].split("</select>", 1)[0]
+    assert re.findall(r'<option value="([^"]*)"', club_field) == ["", "crown"]
+    assert '<option value="crown" selected>The Crown</option>' in club_field
+    created = Tournament.objects.get()
+    assert response.status_code == 302
+    api = json.loads(Client().get(f"/api/v1/tournaments/{created.pk}").content)
+    assert (api["venue"], api["club"], api["odd_count"]) == ("in_person", "crown", "byes")
+    page = html(client.get(response["Location"]))
+    assert 'data-club="crown"' in page and "in person, at real tables" in page
+
+
+@pytest.mark.django_db
+def test_it_creates_an_online_tournament_of_no_club_by_default() -> None:
+    ann = person("ann")
+    create_club(ann, name="The Crown", slug="crown", joining="open")
+    client = logged_in(ann)
+
+    form_page = html(client.get("/tournaments/new"))
+    client.post("/tournaments/new", {**FORM, "venue": "online", "club": ""})
+
+    assert '<option value="" selected>no club</option>' in form_page
+    assert '<option value="online" selected>' in form_page
+    created = Tournament.objects.get()
+    assert (created.venue, created.club) == ("online", None)
+
+
+@pytest.mark.django_db
+def test_it_shows_the_services_refusal_of_a_club_next_to_the_club_field() -> None:
+    ann = person("ann")
+    create_club(ann, name="The Crown", slug="crown", joining="open")
+    bob = person("bob")
+    join(bob, slug="crown")
+    client = logged_in(bob)
+
+    member = client.post("/tournaments/new", {**FORM, "venue": "in_person", "club": "crown"})
+    unknown = client.post("/tournaments/new", {**FORM, "club": "nowhere"})
+
+    assert member.status_code == unknown.status_code == 400
+    assert "Only an admin of" in error_shown_for(html(member), "club")
+    assert "No club" in error_shown_for(html(unknown), "club")
+    assert '<option value="crown" selected>crown</option>' in html(member)  # as sent
+    assert not Tournament.objects.exists()
+
+
+@pytest.mark.django_db
+def test_it_lets_the_organiser_change_the_venue_and_the_club_before_the_start() -> None:
+    ann = person("ann")
+    create_club(ann, name="The Crown", slug="crown", joining="open")
+    tournament = new_tournament(ann, [], name="Draft")
+    client = logged_in(ann)
+    base = f"/tournaments/{tournament.pk}"
+    page = html(client.get(base))
+    assert '<select name="settings-venue"' in page and '<select name="settings-club"' in page
+    fields = {
+        "settings-name": "Draft",
+        "settings-venue": "in_person",
+        "settings-club": "crown",
+        "settings-preset": "classic",
+        "settings-hands_per_game": "1",
+        "settings-format": "swiss",
+        "settings-rounds": "3",
+        "settings-move_seconds": "600",
+        "settings-round_minutes": "60",
+        "settings-rated": "on",
+        "settings-humans_allowed": "on",
+        "settings-bots_allowed": "on",
+        "settings-odd_count": "fillers",
+        "settings-filler_bot": "house:random",
+        "settings-points_by_rank": "3, 1, 0",
+        "settings-advance_per_table": "1",
+    }
+
+    setup.add_co_organiser(ann, tournament_id=tournament.pk, username=person("bob").username)
+    # A co-organiser who runs no club may not name one.
+    refused = logged_in(Player.objects.get(username="bob")).post(f"{base}/settings", fields)
+    saved = client.post(f"{base}/settings", fields)
+
+    tournament.refresh_from_db()
+    assert saved.status_code == 302
+    assert (tournament.venue, tournament.club.slug if tournament.club else None) == (
+        "in_person",
+        "crown",
+    )
+    configured = AuditEntry.objects.filter(tournament=tournament, action="configured").get()
+    assert configured.details == {"changes": {"venue": "in_person", "club": "crown"}}
+    assert refused.status_code == 400
+    assert "Only an admin of" in error_shown_for(html(refused), "settings-club")
 
 
 # --- The organiser's controls ---------------------------------------------------------------

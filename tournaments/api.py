@@ -50,7 +50,7 @@ CanPlay = require_scope(ApiToken.Scope.PLAY)
 CanOrganise = require_scope(ApiToken.Scope.ORGANISE)
 STATUSES = ("registering", "running", "finished")
 #: The page fragments a live stream may carry (tournaments.live.FRAGMENTS).
-LIVE_FRAGMENTS = ("live",)
+LIVE_FRAGMENTS = ("live", "screen")
 NO_CONTENT = OpenApiResponse(description="done")
 
 
@@ -302,7 +302,8 @@ class TournamentLiveDoc(APIView):
             after="version",
             fragments=LIVE_FRAGMENTS,
             fragment="`live`: each message also carries `html`, the live part of the "
-            "tournament's web page as anyone sees it",
+            "tournament's web page as anyone sees it; `screen`: the room's screen "
+            "(`/tournaments/{id}/screen`)",
         ),
         responses=live_stream_responses(),
     )

@@ -101,6 +101,13 @@ def is_organiser(tournament: Tournament, player: Player) -> bool:
     )
 
 
+def is_seated_at(table: TournamentTable, player: Player) -> bool:
+    """Whether ``player`` is an entrant seated at ``table``."""
+    return Entrant.objects.filter(
+        pk__in=[e for e in table.entrant_ids() if e is not None], player=player
+    ).exists()
+
+
 def running_tournaments() -> list[int]:
     return list(
         Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("pk", flat=True)
@@ -395,6 +402,62 @@ def table_detail(tournament_id: int, number: int, table_number: int) -> dict[str
     if table is None:
         raise NotFound("not_found", "No such table.")
     return {"round": number, **table_data(table, _names(found), found.filler_bot)}
+
+
+def table_room(tournament_id: int, code: str, viewer: Player | None) -> dict[str, Any]:
+    """In-person table ``code`` (of any round) as its result page shows it to ``viewer``:
+    ``{tournament, round, table, organiser, seated, open, may_enter, may_confirm}``. The
+    table's result is :func:`result_data`'s, but the scores of an entry that does not
+    stand yet only for the table's players and the organisers. ``open``: the
+    round is being played and no result stands there; ``may_enter``: open, and the viewer
+    is seated there or an organiser; ``may_confirm``: also a pending entry that someone
+    else entered (or the viewer is an organiser). 404 for another code, or a tournament
+    played online."""
+    found = tournament(tournament_id)
+    table = (
+        TournamentTable.objects.select_related("round", "entered_by", "confirmed_by")
+        .filter(round__tournament=found, code=code.upper())
+        .first()
+        if found.venue == Tournament.Venue.IN_PERSON
+        else None
+    )
+    if table is None:
+        raise NotFound("not_found", "No such table at an in-person round.")
+    round_ = table.round
+    organiser = viewer is not None and is_organiser(found, viewer)
+    seated = viewer is not None and is_seated_at(table, viewer)
+    status = TournamentTable.ResultStatus
+    open_ = (
+        found.status == Tournament.Status.RUNNING
+        and round_.status == Round.Status.PLAYING
+        and table.result_status != status.FINAL
+    )
+    data = table_data(table, _names(found), found.filler_bot)
+    if not (organiser or seated or table.result_status == status.FINAL):
+        # An entry that does not stand yet is its table's to check, and the organisers'.
+        data["result"] = {**data["result"], "scores": None}
+    may_enter = open_ and (organiser or seated)
+    others_entry = organiser or (viewer is not None and table.entered_by_id != viewer.pk)
+    return {
+        "tournament": {
+            "id": found.pk,
+            "name": found.name,
+            "status": found.status,
+            "current_round": found.current_round,
+            "version": found.version,
+        },
+        "round": {
+            "number": round_.number,
+            "status": round_.status,
+            "deadline": iso(round_.deadline),
+        },
+        "table": data,
+        "organiser": organiser,
+        "seated": seated,
+        "open": open_,
+        "may_enter": may_enter,
+        "may_confirm": may_enter and table.result_status == status.PENDING and others_entry,
+    }
 
 
 def audit_of(tournament_id: int) -> QuerySet[AuditEntry]:

@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 
 from accounts.serializers import USERNAME_PATTERN
+from clubs.models import Club
 from web.presets import preset_choices
 
 
@@ -264,3 +265,42 @@ class ComputerGameForm(forms.Form):
         if self.cleaned_data.get("length") == "short":
             return {"preset": "classic", "max_hands": SHORT_GAME_HANDS}
         return {"preset": "classic"}
+
+
+JOINING_HELP = "Open: anyone joins. Request: an admin approves. Invite: only the invited join."
+
+
+class ClubSettingsForm(forms.Form):
+    """What a club's admin changes: the name, the description and how people join."""
+
+    name = forms.CharField(max_length=100)
+    description = forms.CharField(
+        max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    joining = forms.ChoiceField(choices=Club.Joining.choices, help_text=JOINING_HELP)
+
+
+class ClubForm(ClubSettingsForm):
+    """A new club: its settings and an optional slug (made from the name when left out)."""
+
+    slug = forms.SlugField(
+        max_length=50,
+        required=False,
+        help_text="Its address, /clubs/SLUG; left out, it is made from the name.",
+    )
+    field_order = ["name", "slug", "description", "joining"]
+
+
+class LeagueForm(forms.Form):
+    """A club's new league: the sum of every night, or each player's best nights."""
+
+    name = forms.CharField(max_length=100)
+    scoring = forms.ChoiceField(
+        choices=[("sum", "sum of every night"), ("best", "best nights only")]
+    )
+    best = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=1000,
+        help_text="With best nights only: how many of each player's nights count.",
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -19,6 +20,7 @@ from django import forms
 from django.utils import timezone
 
 from accounts.services import HOUSE_BOTS
+from core.errors import DomainError, Invalid
 from games.engine import PRESETS
 from games.tables import parse_rules
 from ratings.display import display_rating, ordinal_of
@@ -27,6 +29,7 @@ from tournaments.serializers import TournamentSettingsSerializer
 from tournaments.services.setup import SETTINGS
 from web.forms import preset_field
 from web.presets import preset_choices
+from web.qr import qr_svg
 
 #: The form's fields that are the API's settings under the same name (the rules are the
 #: form's preset; the points by rank keep their default).
@@ -34,7 +37,15 @@ SAME_NAME = tuple(name for name in SETTINGS if name not in ("rules", "points_by_
 #: Where an error of an API setting is shown when the form calls it differently.
 FIELD_OF_SETTING = {"rules": "preset"}
 #: Errors of the services that name no field, placed by their code.
-FIELD_OF_CODE = {"invalid_rules": "preset", "unknown_bot": "filler_bot"}
+FIELD_OF_CODE = {
+    "invalid_rules": "preset",
+    "unknown_bot": "filler_bot",
+    "unknown_club": "club",
+    "not_club_admin": "club",
+}
+#: Fields a form posted without them leaves as they are (the API's default when creating),
+#: as the API does with a setting left out.
+LEFT_OUT_UNCHANGED = ("venue", "club")
 LOCAL_INPUT = "%Y-%m-%dT%H:%M"
 RATING_LIMITS = ("min_rating", "max_rating")
 #: A cross-table of everyone against everyone is drawn up to this many players.
@@ -48,6 +59,8 @@ RESULT_LABELS = {
     "disputed": "disputed: an organiser enters it",
     "final": "final",
 }
+#: Lines of a score sheet when the games play to the preset's own end (no hand limit).
+OPEN_ENDED_HANDS = 10
 #: The same, in a chip of the round-by-round grid.
 RESULT_CHIPS = {"missing": "playing", "pending": "pending", "disputed": "disputed"}
 
@@ -65,6 +78,26 @@ class TournamentForm(forms.Form):
     """Every setting of ``POST /api/v1/tournaments`` (docs/tournaments.md "Settings")."""
 
     name = forms.CharField(max_length=100)
+    venue = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("online", "online: the games are played on this site"),
+            ("in_person", "at real tables (in person), with real cards"),
+        ],
+        initial="online",
+        label="Where",
+        help_text="In person: the site seats each round and prints the tables' codes; each "
+        "table's players enter their scores on a phone. Move time means nothing there, "
+        "and odd numbers sit out (byes).",
+    )
+    # Any slug is passed on: the service says whether the person may name that club.
+    club = forms.CharField(
+        required=False,
+        max_length=50,
+        widget=forms.Select,
+        help_text="A club's tournament is for its members only, and is listed on the club's "
+        "page. Only a club's owner and admins may name it.",
+    )
     preset = preset_field()
     hands_per_game = forms.IntegerField(
         required=False,
@@ -142,9 +175,13 @@ class TournamentForm(forms.Form):
         "players are ranked against those who held the same cards.",
     )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, clubs: list[tuple[str, str]] | None = None, **kwargs: Any
+    ) -> None:
+        """``clubs``: the ``(slug, name)`` of the clubs the person may name."""
         super().__init__(*args, **kwargs)
         self.fields["preset"].choices = preset_choices(three_seat_presets())
+        self.fields["club"].widget.choices = self.club_choices(clubs or [])
         # The browser's hints come from the API's limits (which are what is checked).
         api_fields = TournamentSettingsSerializer().fields
         for name, field in self.fields.items():
@@ -154,8 +191,22 @@ class TournamentForm(forms.Form):
                 if value is not None:
                     field.widget.attrs[attr] = value
 
+    def club_choices(self, clubs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """No club, the person's clubs, and a slug typed or given that is none of them (so
+        that it stays shown, with the service's answer next to it)."""
+        choices = [("", "no club"), *clubs]
+        shown = self["club"].value()
+        if shown and shown not in dict(choices):
+            choices.append((shown, shown))
+        return choices
+
     @classmethod
-    def of(cls, summary: dict[str, Any], data: Any = None) -> TournamentForm:
+    def of(
+        cls,
+        summary: dict[str, Any],
+        data: Any = None,
+        clubs: list[tuple[str, str]] | None = None,
+    ) -> TournamentForm:
         """The form of an existing tournament's settings (its summary as the API gives it)."""
         starts = parse_time(summary["starts_at"])
         initial = {name: summary[name] for name in SAME_NAME if name in summary}
@@ -164,10 +215,11 @@ class TournamentForm(forms.Form):
         rules = summary["rules"]
         initial["preset"] = rules.get("preset") if isinstance(rules, dict) else rules
         initial["points_by_rank"] = ", ".join(f"{p:g}" for p in summary["points_by_rank"])
+        initial["club"] = summary["club"] or ""
         for name in RATING_LIMITS:
             if initial.get(name) is not None:
                 initial[name] = display_rating(initial[name])
-        return cls(data, initial=initial, prefix="settings")
+        return cls(data, initial=initial, prefix="settings", clubs=clubs)
 
     def settings(self, changed_only: bool = False) -> dict[str, Any]:
         """The settings as the API takes them (all, or only those the person changed), of
@@ -175,6 +227,7 @@ class TournamentForm(forms.Form):
         data = self.cleaned_data
         names = set(self.changed_data) if changed_only else set(self.fields)
         names &= set(data)
+        names -= {name for name in LEFT_OUT_UNCHANGED if self.add_prefix(name) not in self.data}
         out = {name: data[name] for name in SAME_NAME if name in names}
         # The form's rating limits are display ratings; the API's are ordinals.
         for name in RATING_LIMITS:
@@ -182,6 +235,8 @@ class TournamentForm(forms.Form):
                 out[name] = ordinal_of(out[name])
         if "preset" in names:
             out["rules"] = data["preset"]
+        if "club" in names:
+            out["club"] = data["club"] or None
         if "points_by_rank" in names:
             points = re.split(r"[\s,;]+", data["points_by_rank"])
             out["points_by_rank"] = [number_or_text(p) for p in points if p]
@@ -204,6 +259,14 @@ class TournamentForm(forms.Form):
 
     def place_domain_error(self, code: str, message: str) -> None:
         self.add_error(FIELD_OF_CODE.get(code), message)
+
+    def places(self, error: DomainError) -> bool:
+        """Shows a service's refusal of the settings on the form: a field's (by its code) or
+        the settings' as a whole (``Invalid``); False for any other refusal."""
+        if not isinstance(error, Invalid) and error.code not in FIELD_OF_CODE:
+            return False
+        self.place_domain_error(error.code, error.message)
+        return True
 
 
 def number_or_text(text: str) -> float | str:
@@ -350,6 +413,38 @@ def meeting_matrix(detail: dict[str, Any]) -> dict[str, Any] | None:
         for me in names
     ]
     return {"names": names, "rows": rows}
+
+
+def seating_sheet(
+    detail: dict[str, Any], result_url: Callable[[str], str]
+) -> dict[str, Any] | None:
+    """The newest seated round of an in-person tournament as it is printed (None before the
+    first round): each table with its seats in seat order (the order of the scores), the
+    address of its result page (``result_url`` of its code) and that address's QR code."""
+    if not detail["rounds"]:
+        return None
+    latest = detail["rounds"][-1]
+    tables = []
+    for table in latest["tables"]:
+        url = result_url(table["code"])
+        label = f"QR code of table {table['number']}'s result page"
+        tables.append(
+            {
+                **table,
+                "url": url,
+                "short_url": url.split("://", 1)[-1],
+                "qr": qr_svg(url, label=label),
+                "sheet_qr": qr_svg(url, label=label, hook="data-sheet-qr"),
+            }
+        )
+    hands = detail["hands_per_game"] or OPEN_ENDED_HANDS
+    return {
+        "number": latest["number"],
+        "deadline": latest["deadline"],
+        "byes": latest["byes"],
+        "tables": tables,
+        "hands": range(1, hands + 1),
+    }
 
 
 def live_version(detail: dict[str, Any], viewer: str | None, extra: Any) -> str:

@@ -7,12 +7,14 @@ from web.views import (
     accounts,
     arena,
     challenges,
+    clubs,
     games,
     home,
     lobby,
     notifications,
     quickplay,
     replay,
+    room,
     rules,
     tournaments,
     welcome,
@@ -71,9 +73,25 @@ urlpatterns = [
     path("tournaments/new", tournaments.tournament_new, name="web-tournament-new"),
     path("tournaments/<int:tournament_id>", tournaments.tournament_page, name="web-tournament"),
     path(
+        "tournaments/<int:tournament_id>/print",
+        tournaments.tournament_print,
+        name="web-tournament-print",
+    ),
+    path(
         "tournaments/<int:tournament_id>/live",
         tournaments.tournament_live,
         name="web-tournament-live",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/tables/<str:code>",
+        room.table_room,
+        name="web-tournament-table",
+    ),
+    path("tournaments/<int:tournament_id>/screen", room.tournament_screen, name="web-screen"),
+    path(
+        "tournaments/<int:tournament_id>/screen/live",
+        room.tournament_screen_live,
+        name="web-screen-live",
     ),
     path(
         "tournaments/<int:tournament_id>/register",
@@ -130,5 +148,45 @@ urlpatterns = [
         "tournaments/<int:tournament_id>/organisers/remove",
         tournaments.remove_organiser,
         name="web-tournament-organiser-remove",
+    ),
+    #
+    # Clubs and their leagues
+    path("clubs", clubs.club_list, name="web-clubs"),
+    path("clubs/<slug:slug>", clubs.club_page, name="web-club"),
+    path("clubs/<slug:slug>/join", clubs.join, name="web-club-join"),
+    path("clubs/<slug:slug>/leave", clubs.leave, name="web-club-leave"),
+    path("clubs/<slug:slug>/settings", clubs.update_settings, name="web-club-settings"),
+    path("clubs/<slug:slug>/invitations", clubs.invite, name="web-club-invite"),
+    path(
+        "clubs/<slug:slug>/invitations/decline",
+        clubs.decline_invitation,
+        name="web-club-invitation-decline",
+    ),
+    path(
+        "clubs/<slug:slug>/requests/<str:username>/approve",
+        clubs.approve_request,
+        name="web-club-request-approve",
+    ),
+    path(
+        "clubs/<slug:slug>/requests/<str:username>/decline",
+        clubs.decline_request,
+        name="web-club-request-decline",
+    ),
+    path(
+        "clubs/<slug:slug>/members/<str:username>/role",
+        clubs.set_role,
+        name="web-club-member-role",
+    ),
+    path(
+        "clubs/<slug:slug>/members/<str:username>/remove",
+        clubs.remove_member,
+        name="web-club-member-remove",
+    ),
+    path("clubs/<slug:slug>/leagues", clubs.league_new, name="web-club-league-new"),
+    path("clubs/<slug:slug>/leagues/<int:league_id>", clubs.league_page, name="web-club-league"),
+    path(
+        "clubs/<slug:slug>/leagues/<int:league_id>/nights",
+        clubs.add_night,
+        name="web-club-league-night",
     ),
 ]

@@ -23,7 +23,7 @@ from games.signals import RecordedGameFinished, SeatResult, recorded_game_finish
 from games.tables import parse_rules
 from tournaments import results
 from tournaments.models import Entrant, Round, Tournament, TournamentTable
-from tournaments.selectors import is_organiser, recorded_key
+from tournaments.selectors import is_organiser, is_seated_at, recorded_key
 from tournaments.services.changes import audit, changed, locked
 from tournaments.services.setup import game_rules
 
@@ -176,12 +176,8 @@ def _require_at_table(tournament: Tournament, table: TournamentTable, actor: Pla
     """Whether ``actor`` acts as an organiser; 403 unless an organiser or seated at the
     table, 409 once the round is closed."""
     organiser = is_organiser(tournament, actor)
-    if not organiser:
-        seated = Entrant.objects.filter(
-            pk__in=[e for e in table.entrant_ids() if e is not None], player=actor
-        ).exists()
-        if not seated:
-            raise NotAllowed("not_at_this_table", "Only the table's players or an organiser.")
+    if not organiser and not is_seated_at(table, actor):
+        raise NotAllowed("not_at_this_table", "Only the table's players or an organiser.")
     if tournament.status != Tournament.Status.RUNNING or table.round.status != Round.Status.PLAYING:
         raise Conflict("round_closed", "This round is over: its results are final.")
     return organiser

@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import (
+    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseNotModified,
@@ -23,9 +24,10 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from accounts.models import Player
 from accounts.services import HOUSE_BOTS
-from core.errors import DomainError, Invalid
+from clubs.selectors import clubs_run_by
+from core.errors import DomainError
 from tournaments import selectors
-from tournaments.models import Invitation
+from tournaments.models import Invitation, Tournament
 from tournaments.serializers import (
     ForbiddenPairInputSerializer,
     OrganiserSerializer,
@@ -42,6 +44,7 @@ from web.tournament_pages import (
     meeting_matrix,
     round_grid,
     rounds_for_page,
+    seating_sheet,
     table_of,
 )
 
@@ -71,12 +74,19 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
     return render(request, "web/tournaments/list.html", context)
 
 
+def club_choices(person: Player) -> list[tuple[str, str]]:
+    """The clubs the person may name on a tournament, as the form's choices."""
+    return [(club.slug, club.name) for club in clubs_run_by(person)]
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def tournament_new(request: HttpRequest) -> HttpResponse:
+    """The organiser's form; ``?club=SLUG`` chooses that club (a club page's link)."""
     person = signed_in(request)
     assert person is not None
-    form = TournamentForm(request.POST or None)
+    initial = {"club": request.GET.get("club", "")}
+    form = TournamentForm(request.POST or None, initial=initial, clubs=club_choices(person))
     if request.method == "POST":
         values = form.validated()
         if values is not None:
@@ -135,7 +145,8 @@ def _page_context(
     context = _live_context(detail, person, organiser)
     mine = context["entrants"].get(person.username) if person else None
     if organiser and context["registering"] and settings_form is None:
-        settings_form = TournamentForm.of(detail)
+        assert person is not None
+        settings_form = TournamentForm.of(detail, clubs=club_choices(person))
     viewer = person.username if person else None
     # The invitations the person answers (their own, their bots'); an organiser sees all.
     answering = [i for i in detail["invitations"] if i["owner"] == viewer]
@@ -155,6 +166,23 @@ def _page_context(
 @never_cache
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return render(request, "web/tournaments/page.html", _page_context(request, tournament_id))
+
+
+@require_safe
+@never_cache
+def tournament_print(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The printable seating sheet of an in-person tournament's newest round, with a score
+    sheet per table; each table's QR code holds its result page's address as this request
+    reached the site (behind the proxy too: its Host and forwarded scheme)."""
+    detail = selectors.tournament_detail(tournament_id, audit=False)
+    if detail["venue"] != Tournament.Venue.IN_PERSON:
+        raise Http404("Only a tournament at real tables has a seating sheet.")
+
+    def result_url(code: str) -> str:
+        return request.build_absolute_uri(f"/tournaments/{tournament_id}/tables/{code}")
+
+    context = {"t": detail, "sheet": seating_sheet(detail, result_url)}
+    return render(request, "web/tournaments/print.html", context)
 
 
 @require_safe
@@ -381,7 +409,8 @@ def update_settings(request: HttpRequest, tournament_id: int) -> HttpResponse:
     if not selectors.is_organiser(found, person):
         messages.error(request, "Only the tournament's organisers may change its settings.")
         return _back(tournament_id)
-    form = TournamentForm.of(selectors.tournament_summary(found), request.POST)
+    summary = selectors.tournament_summary(found)
+    form = TournamentForm.of(summary, request.POST, clubs=club_choices(person))
     changes = form.validated(changed_only=True)
     if changes is not None:
         if not changes:
@@ -389,11 +418,10 @@ def update_settings(request: HttpRequest, tournament_id: int) -> HttpResponse:
             return _back(tournament_id, "#settings")
         try:
             setup.update_tournament(person, tournament_id=tournament_id, changes=changes)
-        except Invalid as error:
-            form.place_domain_error(error.code, error.message)
         except DomainError as error:
-            messages.error(request, error.message)
-            return _back(tournament_id)
+            if not form.places(error):
+                messages.error(request, error.message)
+                return _back(tournament_id)
         else:
             messages.success(request, "Settings saved.")
             return _back(tournament_id, "#settings")

@@ -12,9 +12,8 @@
 // whole page is reloaded, so the entrants' and organisers' forms and your next game around
 // the live part follow. Wide tables keep their scroll across updates.
 
-const MAX_PAUSE_SECONDS = 60;
-// Failed connections, none of them opened, before the page falls back to asking.
-const STREAM_TRIES = 3;
+import { elementIn, fetchPart, followStream, pollEvery } from "./live_stream.js";
+
 // The longest setTimeout waits (about 24 days).
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
@@ -29,20 +28,11 @@ const personal = first?.dataset.personal !== undefined;
 const me = document.querySelector("[data-me]")?.dataset.me || "";
 let pollSeconds = Number(first?.dataset.pollSeconds || 0);
 let etag = first ? `"${first.dataset.version}"` : "";
-let failures = 0;
-let timer = null;
 let deadlineTimer = null;
-let busy = false;
 
 function moved(status, round) {
   const shown = livePart();
   return status !== shown.dataset.status || String(round) !== shown.dataset.round;
-}
-
-function partIn(html) {
-  const next = new DOMParser().parseFromString(html, "text/html").getElementById("tournament-live");
-  if (!next) throw new Error("no live part in the answer");
-  return document.adoptNode(next);
 }
 
 function put(next) {
@@ -60,20 +50,15 @@ function put(next) {
 
 // The live part as the viewer's own: the server's own part for an organiser, fetched.
 async function refresh() {
-  const response = await fetch(url, {
-    credentials: "same-origin",
-    cache: "no-store",
-    headers: { "If-None-Match": etag },
-  });
-  if (response.status === 304) return;
-  if (!response.ok) throw new Error(`live part: ${response.status}`);
-  const next = partIn(await response.text());
+  const answer = await fetchPart(url, etag);
+  if (answer === null) return;
+  const next = elementIn(answer.html, "tournament-live");
   // A new round or status changes what is around the live part too (your table's game).
   if (moved(next.dataset.status, next.dataset.round)) {
     window.location.reload();
     return;
   }
-  etag = response.headers.get("ETag") || `"${next.dataset.version}"`;
+  etag = answer.etag || `"${next.dataset.version}"`;
   put(next);
 }
 
@@ -97,74 +82,32 @@ function watchDeadline() {
   deadlineTimer = setTimeout(() => refresh().then(watchDeadline, () => {}), Math.max(0, wait));
 }
 
-function follow() {
-  const query = new URLSearchParams({ after: first.dataset.tournamentVersion || "0" });
-  if (!personal) query.set("fragment", "live");
-  const source = new EventSource(`${streamUrl}?${query}`);
-  let opened = false;
-  let errors = 0;
-  source.addEventListener("open", () => {
-    opened = true;
-  });
-  source.addEventListener("change", (event) => {
-    const data = JSON.parse(event.data);
-    if (moved(data.status, data.round)) {
-      source.close();
-      window.location.reload();
-      return;
-    }
-    if (personal || data.html === undefined) {
-      refresh().then(watchDeadline, () => {});
-      return;
-    }
-    const next = partIn(data.html);
-    markMine(next);
-    etag = `"${next.dataset.version}"`;
-    put(next);
-  });
-  source.addEventListener("error", () => {
-    // EventSource reconnects by itself (with Last-Event-ID) unless the server refused it.
-    errors += 1;
-    if (source.readyState === EventSource.CLOSED || (!opened && errors >= STREAM_TRIES)) {
-      source.close();
-      poll();
-    }
-  });
-  watchDeadline();
-}
-
-// --- Asking every few seconds (the fallback) ------------------------------------------------
-
-function schedule(seconds) {
-  clearTimeout(timer);
-  if (!pollSeconds) return;
-  timer = setTimeout(tick, seconds * 1000);
-}
-
-async function tick() {
-  if (document.hidden || busy) return; // resumed by visibilitychange, or already asking
-  busy = true;
-  try {
-    await refresh();
-    failures = 0;
-    schedule(pollSeconds);
-  } catch (error) {
-    failures += 1;
-    schedule(Math.min(MAX_PAUSE_SECONDS, pollSeconds * 2 ** failures));
-  } finally {
-    busy = false;
+function onChange(data, source) {
+  if (moved(data.status, data.round)) {
+    source.close();
+    window.location.reload();
+    return;
   }
+  if (personal || data.html === undefined) {
+    refresh().then(watchDeadline, () => {});
+    return;
+  }
+  const next = elementIn(data.html, "tournament-live");
+  markMine(next);
+  etag = `"${next.dataset.version}"`;
+  put(next);
 }
 
+// Asking every few seconds (the fallback).
 function poll() {
   clearTimeout(deadlineTimer);
-  schedule(pollSeconds);
-  document.addEventListener("visibilitychange", () => {
-    if (!document.hidden) tick();
-  });
+  pollEvery(refresh, () => pollSeconds);
 }
 
 if (url && pollSeconds) {
-  if (streamUrl && typeof EventSource === "function") follow();
-  else poll();
+  if (streamUrl) {
+    const query = new URLSearchParams({ after: first.dataset.tournamentVersion || "0" });
+    if (!personal) query.set("fragment", "live");
+    if (followStream(`${streamUrl}?${query}`, { onChange, onFallback: poll })) watchDeadline();
+  } else poll();
 }
