@@ -1,20 +1,25 @@
 """Watchers of games on one web process: ``/live`` (Server-Sent Events) and the long poll.
 
-    .venv/bin/python benchmarks/watchers.py [--only live,poll,idle,embedded,memory,club]
+    .venv/bin/python benchmarks/watchers.py [--only live,poll,idle,embedded,memory,club,room]
                                             [--spectators 1000] [--seconds 30]
                                             [--idle-seconds 30] [--baseline-seconds 10]
                                             [--page-watchers 200] [--connections 10000]
                                             [--club-tables 20] [--club-spectators 100]
                                             [--club-tabs 60]
+                                            [--room-members 60] [--room-rounds 3]
+                                            [--room-window 20] [--room-screens 60]
+                                            [--room-pages 60]
+                                            [--room-screen-fragment screen|live]
                                             [--idle-live N] [--idle-polls N]
                                             [--history-moves 150]
                                             [--history-connections 2000]
                                             [--profile [PY_SPY]]
+                                            [--database NAME] [--redis-db N]
 
 Each scenario starts a web process of its own (uvicorn as docker-compose.yml starts it, one
 worker, by ``common.start_uvicorn``; ``RATE_LIMIT_PER_MINUTE`` raised, since every client
 comes from 127.0.0.1), so that no feed of an earlier scenario lingers in it. Service mode
-runs on a fresh PostgreSQL database (``sergeant_bench_watchers``) and Redis db
+runs on a fresh PostgreSQL database (``--database``, ``sergeant_bench_watchers``) and Redis db
 ``--redis-db`` (9, flushed) with a Celery worker, beat and the move timer
 (``common.service_platform``); the embedded default on a fresh SQLite ``DATA_DIR`` (a
 temporary folder, migrated), with no other process. The games are full games of ``classic``
@@ -51,6 +56,22 @@ Scenarios (``--only``, comma-separated; all by default):
   after the one before; ``--club-spectators`` anonymous pages spread over the tables; and
   ``--club-tabs`` anonymous tabs of a tournament's page (``/tournaments/{id}/live``), the
   tournament changed every 3 s (its last player entering or leaving): latency as for moves.
+* ``room`` (both modes): a club night at real tables. An in-person swiss (venue
+  ``in_person``, no club) of ``--room-members`` registered players, started; in each of
+  ``--room-rounds`` rounds every table's result is entered through the API by one of its
+  seated players (with that player's token, the service the phone page's form calls) at a
+  random moment within ``--room-window`` seconds, and confirmed by another 1-5 s later;
+  when the round's last result stands the round moves on by itself (the Celery worker; in
+  the embedded default one is started for this scenario, on its filesystem broker, as
+  ``make run`` does), and the next round's tables are read with ``GET``.
+  ``--room-screens`` streams follow the tournament with the screen page's fragment
+  (``--room-screen-fragment``: ``screen``, or the tournament page's ``live`` as a stand-in)
+  and ``--room-pages`` with the tournament page's (``live``). Latency of an entry (a
+  confirmation) to a page: from just before its ``POST`` was written to the first frame
+  read whose HTML shows that table's code with the status ``pending`` (``final``) or one
+  further on, found by a bytes search (``ROOM_PATTERNS``: the only thing the fragments
+  differ in); missing if none came within 3 s. Round advance: from a round's last
+  confirmation to each screen's first frame showing the next round's tables.
 
 The load generator is one process on uvloop: the streams are asyncio protocols over raw
 sockets (the HTTP/1.1 chunked encoding and the frames split by hand; a frame's version taken
@@ -68,6 +89,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import os
 import random
@@ -93,6 +115,7 @@ from common import (
     percentile,
     processes_cpu,
     service_platform,
+    start,
     start_uvicorn,
     stop,
     tcp_sockets,
@@ -101,7 +124,7 @@ from common import (
 DB_NAME = "sergeant_bench_watchers"
 HOST = "127.0.0.1"
 PASSWORD = "bench-password-1"
-SCENARIOS = ("live", "poll", "idle", "embedded", "memory", "club")
+SCENARIOS = ("live", "poll", "idle", "embedded", "memory", "club", "room")
 #: Seconds after a window for its last moves' frames to arrive.
 GRACE_SECONDS = 3.0
 #: Seconds between the last watcher connected and the window's start.
@@ -112,6 +135,8 @@ QUIET_GAMES = 10
 POLL_WAIT = 30
 #: Every table's move time: no move timer plays within a run.
 MOVE_SECONDS = 3600
+#: The players who take turns at the games' seats (and at the club's tournament).
+GAME_PLAYERS = 6
 #: Connections opened at once.
 CONNECT_AT_ONCE = 100
 
@@ -422,12 +447,15 @@ class LiveWatcher(asyncio.Protocol):
             if message.startswith(b":"):
                 self.keepalives.append(now)
                 continue
-            version = self.version_of(message)
-            if version is not None:
-                self.received.append((version, now))
+            self.frame_read(message, now)
             if not self.first.done():
                 self.first.set_result(None)
         self._sse = sse
+
+    def frame_read(self, message: bytes, now: float) -> None:
+        version = self.version_of(message)
+        if version is not None:
+            self.received.append((version, now))
 
     def version_of(self, message: bytes) -> int | None:
         """A game's frame: its ``version``, found by a bytes search (no JSON decoded)."""
@@ -466,6 +494,63 @@ class TournamentTab(LiveWatcher):
         return int(message[4 : message.find(b"\n")])
 
 
+#: How a fragment's HTML shows an in-person table and its result: the attribute carrying the
+#: table's code, and the attribute carrying the result's status, the first one from the start
+#: of the element that carries the code (the element itself, or inside it); the HTML is a JSON
+#: string in the frame, so its quotes are escaped. Nothing else differs between fragments.
+ROOM_PATTERNS = {
+    "live": (b'data-code=\\"', b'data-result-status=\\"'),  # the tournament page's rows
+    "screen": (b'data-table-code=\\"', b'data-status=\\"'),  # the screen page's tables
+}
+#: A status shows an entry once it is at least as far on (a final result shows the entry).
+RESULT_ORDER = {"missing": 0, "pending": 1, "disputed": 1, "final": 2}
+
+
+def table_statuses(message: bytes, pattern: tuple[bytes, bytes]) -> dict[str, str]:
+    """Each in-person table's result status as the frame's HTML shows it (a bytes search)."""
+    code_attr, status_attr = pattern
+    found: dict[str, str] = {}
+    at = message.find(code_attr)
+    while at >= 0:
+        start = at + len(code_attr)
+        code = message[start : message.index(b'\\"', start)].decode()
+        following = message.find(code_attr, start)
+        status_at = message.find(status_attr, message.rfind(b"<", 0, at))
+        if status_at >= 0 and (following < 0 or status_at < following):
+            status_at += len(status_attr)
+            found[code] = message[status_at : message.index(b'\\"', status_at)].decode()
+        at = following
+    return found
+
+
+class RoomTab(TournamentTab):
+    """A tournament's stream with a fragment (the screen page, the tournament page): besides
+    each frame's version, the tables' result statuses its HTML shows (``tables``, one a
+    frame). Frames of one version are the same bytes for every tab: each is searched once.
+    Made by ``room_tab`` for a fragment."""
+
+    pattern: tuple[bytes, bytes] = ROOM_PATTERNS["live"]
+    searched: dict[bytes, dict[str, str]] = {}
+
+    def __init__(self, game: int, request: bytes) -> None:
+        super().__init__(game, request)
+        self.tables: list[dict[str, str]] = []
+
+    def frame_read(self, message: bytes, now: float) -> None:
+        super().frame_read(message, now)
+        if len(self.tables) < len(self.received):
+            found = self.searched.get(message)
+            if found is None:
+                found = self.searched[message] = table_statuses(message, self.pattern)
+            self.tables.append(found)
+
+
+def room_tab(fragment: str) -> type[RoomTab]:
+    """The ``RoomTab`` of a fragment, searched with its pattern (``ROOM_PATTERNS``)."""
+    pattern = ROOM_PATTERNS[fragment]
+    return type(f"RoomTab_{fragment}", (RoomTab,), {"pattern": pattern, "searched": {}})
+
+
 async def open_live(
     port: int,
     targets: Sequence[tuple[int, str | None, str]],
@@ -482,7 +567,7 @@ async def open_live(
     async def one(game: int, token: str | None, query: str) -> None:
         path = (
             f"/api/v1/tournaments/{-game}/live{query}"
-            if kind is TournamentTab
+            if issubclass(kind, TournamentTab)
             else f"/api/v1/games/{game}/live{query}"
         )
         request = request_head("GET", path, port, token, "Accept: text/event-stream\r\n\r\n")
@@ -620,25 +705,48 @@ class Mode:
     name: str
     env: dict[str, str]
     tokens: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)  # the players' usernames, as ``tokens``
     quiet: list[int] = field(default_factory=list)
     tables: int = 0
+    suffix: int = field(default_factory=lambda: random.randrange(10**6))
 
     def seats(self) -> list[str]:
         """The tokens of the next table's three seats (six players take turns)."""
-        first = self.tables % len(self.tokens)
+        first = self.tables % GAME_PLAYERS
         self.tables += 1
-        return [self.tokens[(first + i) % len(self.tokens)] for i in range(3)]
+        return [self.tokens[(first + i) % GAME_PLAYERS] for i in range(3)]
 
     async def prepare(self, http: Http) -> None:
-        if self.tokens:
+        if self.quiet:
             return
-        suffix = random.randrange(10**6)
-        for i in range(6):
-            body = {"username": f"w{suffix}x{i}", "password": PASSWORD}
-            self.tokens.append((await http.ok("POST", "/accounts/register", None, body))["token"])
+        await self.enrol(http, GAME_PLAYERS)
         for _ in range(QUIET_GAMES):
             game, _ = await self.new_game(http)
             self.quiet.append(game)
+
+    @contextlib.contextmanager
+    def worker(self) -> Iterator[None]:
+        """Its tasks run while inside: the embedded default's Celery worker (on its
+        filesystem broker) started, as ``make run`` starts one; service mode's runs already
+        (``common.service_platform``)."""
+        if self.name != "embedded":
+            yield
+            return
+        command = [str(BIN / "celery"), "-A", "config", "worker", "--concurrency=1"]
+        process = start([*command, "--loglevel=WARNING"], self.env, "watchers-embedded-worker.log")
+        try:
+            time.sleep(3)  # its process is up
+            yield
+        finally:
+            stop(process)
+
+    async def enrol(self, http: Http, count: int) -> None:
+        """At least ``count`` players registered (the first ``GAME_PLAYERS`` play the games)."""
+        while len(self.tokens) < count:
+            name = f"w{self.suffix}x{len(self.tokens)}"
+            body = {"username": name, "password": PASSWORD}
+            self.tokens.append((await http.ok("POST", "/accounts/register", None, body))["token"])
+            self.names.append(name)
 
     async def new_game(self, http: Http) -> tuple[int, list[str]]:
         """A new game of classic between three of the players: (its id, tokens by seat)."""
@@ -663,7 +771,7 @@ class Mode:
             "move_seconds": MOVE_SECONDS,
         }
         tournament = int((await http.ok("POST", "/tournaments", self.tokens[0], body))["id"])
-        for token in self.tokens[:-1]:
+        for token in self.tokens[: GAME_PLAYERS - 1]:
             await http.ok("POST", f"/tournaments/{tournament}/register", token, {})
         return tournament
 
@@ -677,7 +785,8 @@ class Mode:
         while time.monotonic() + 3 < until:
             await asyncio.sleep(3)
             action = "register" if entering else "withdraw"
-            await http.ok("POST", f"/tournaments/{tournament}/{action}", self.tokens[-1], {})
+            last = self.tokens[GAME_PLAYERS - 1]
+            await http.ok("POST", f"/tournaments/{tournament}/{action}", last, {})
             sent, answered = http.sent_at, time.monotonic()
             version = int((await http.ok("GET", f"/tournaments/{tournament}"))["version"])
             changes.append(Move(-tournament, version, sent, answered))
@@ -1135,6 +1244,20 @@ def embedded_scenario(mode: Mode, args: argparse.Namespace) -> None:
     )
 
 
+def machine_row(label: str, use: Usage) -> None:
+    """How busy the whole machine was over a window, and who was."""
+    cores = os.cpu_count() or 1
+    row(
+        label,
+        "machine busy",
+        f"{use.machine * 100:.1f}% (web {use.web / use.seconds * 100:.1f}% of a core, load"
+        f" generator {use.own / use.seconds * 100:.1f}%, everything else"
+        f" {use.others / use.seconds / cores * 100:.1f}% of the machine)",
+        "< 50%",
+        use.machine < 0.5,
+    )
+
+
 def club_scenario(mode: Mode, args: argparse.Namespace) -> None:
     tables, spectators = args.club_tables, args.club_spectators
     label = f"club {mode.name}"
@@ -1219,15 +1342,261 @@ def club_scenario(mode: Mode, args: argparse.Namespace) -> None:
         "0 missing, p95 <= 250 ms",
         tab_found.missing == 0 and ms(tab_found.from_sent, 0.95) <= 250,
     )
-    cores = os.cpu_count() or 1
+    machine_row(label, use)
+
+
+@dataclass
+class RoomChange:
+    """An in-person table's result entered or confirmed: the status it now shows."""
+
+    round: int
+    code: str
+    status: str  # pending after an entry, final after a confirmation
+    sent: float  # just before the POST was written
+    answered: float  # its answer read
+
+
+def room_scores(rng: random.Random) -> list[int]:
+    """A classic game's possible scores: whole numbers summing to zero, each within one
+    hand's bounds (-8 to 13), in seat order."""
+    while True:
+        first, second = rng.randint(-8, 13), rng.randint(-8, 13)
+        if -8 <= -(first + second) <= 13:
+            return [first, second, -(first + second)]
+
+
+async def room_table(
+    port: int,
+    tournament: int,
+    number: int,
+    table: dict[str, Any],
+    tokens: dict[str, str],
+    window: float,
+    rng: random.Random,
+    changes: list[RoomChange],
+    refused: list[str],
+) -> None:
+    """One real table of round ``number``: a seated player enters its result at a moment
+    within ``window`` seconds, another seated player confirms it 1-5 s later, each from a
+    phone (a connection of its own)."""
+    seated = [tokens[seat["username"]] for seat in table["seats"]]
+    enters, confirms = rng.sample(seated, 2)
+    path = f"/tournaments/{tournament}/rounds/{number}/tables/{table['code']}/result"
+    scores = room_scores(rng)
+    http = Http(port)
+    await asyncio.sleep(rng.uniform(0, window))
+    for status, token, suffix, body in (
+        ("pending", enters, "", {"scores": scores}),
+        ("final", confirms, "/confirm", {}),
+    ):
+        if status == "final":
+            await asyncio.sleep(rng.uniform(1.0, 5.0))
+        code, answer = await http.call("POST", path + suffix, token, body)
+        if code != 200 or answer["status"] != status:
+            refused.append(f"{table['code']}{suffix}: {code} {answer}")
+            break
+        changes.append(RoomChange(number, table["code"], status, http.sent_at, time.monotonic()))
+    http.close()
+
+
+def room_deliveries(changes: list[RoomChange], tabs: Sequence[RoomTab], until: float) -> Deliveries:
+    """Each change against each tab: the first frame read after its POST was sent whose HTML
+    shows the table at that status (or further on); missing if none came within
+    ``GRACE_SECONDS`` (or by ``until``)."""
+    from_sent: list[float] = []
+    from_answer: list[float] = []
+    missing = frames = 0
+    for tab in tabs:
+        times = [at for _, at in tab.received]
+        frames += sum(1 for at in times if at <= until)
+        for change in changes:
+            wanted = RESULT_ORDER[change.status]
+            at = bisect.bisect_left(times, change.sent)
+            limit = min(until, change.sent + GRACE_SECONDS)
+            while at < len(times) and times[at] <= limit:
+                shown = tab.tables[at].get(change.code)
+                if shown is not None and RESULT_ORDER.get(shown, -1) >= wanted:
+                    break
+                at += 1
+            if at == len(times) or times[at] > limit:
+                missing += 1
+                continue
+            from_sent.append(times[at] - change.sent)
+            from_answer.append(times[at] - change.answered)
+    expected = len(changes) * len(tabs)
+    return Deliveries(len(changes), len(tabs), from_sent, from_answer, missing, frames, expected)
+
+
+def room_advances(
+    changes: list[RoomChange], codes: dict[int, list[str]], tabs: Sequence[RoomTab]
+) -> tuple[list[float], int]:
+    """From each round's last confirmation to the first frame of each tab that shows the
+    next round's tables: (the times, the advances some tab never showed)."""
+    found: list[float] = []
+    missing = 0
+    for number in sorted(codes):
+        following = codes.get(number + 1)
+        last = [c.sent for c in changes if c.round == number and c.status == "final"]
+        if not following or not last:
+            continue
+        sent = max(last)
+        for tab in tabs:
+            shown = next(
+                (
+                    at
+                    for (_, at), tables in zip(tab.received, tab.tables, strict=True)
+                    if at >= sent and following[0] in tables
+                ),
+                None,
+            )
+            if shown is None:
+                missing += 1
+            else:
+                found.append(shown - sent)
+    return found, missing
+
+
+def room_scenario(mode: Mode, args: argparse.Namespace) -> None:
+    members, screens, pages = args.room_members, args.room_screens, args.room_pages
+    fragment, rounds, window = args.room_screen_fragment, args.room_rounds, args.room_window
+    label = f"room {mode.name}"
+    print(
+        f"\n== {label}: an in-person swiss of {members} members, {rounds} rounds, each "
+        f"table's result entered within {window:.0f} s and confirmed 1-5 s later; "
+        f"{screens} screen pages (fragment {fragment}), {pages} tournament pages (live)"
+    )
+
+    async def play(port: int, pid: int) -> dict[str, Any]:
+        http = Http(port)
+        await mode.enrol(http, members + 1)
+        organiser = mode.tokens[members]  # not an entrant: a player's entry waits on another
+        tokens = dict(zip(mode.names[:members], mode.tokens[:members], strict=True))
+        body = {
+            "name": f"Club room {random.randrange(10**6)}",
+            "rules": "classic",
+            "format": "swiss",
+            "rounds": rounds,
+            "venue": "in_person",
+        }
+        tournament = int((await http.ok("POST", "/tournaments", organiser, body))["id"])
+        for token in tokens.values():
+            await http.ok("POST", f"/tournaments/{tournament}/register", token, {})
+        detail = await http.ok("POST", f"/tournaments/{tournament}/start", organiser, {})
+        screen_tabs = await open_live(
+            port, [(-tournament, None, f"?fragment={fragment}")] * screens, kind=room_tab(fragment)
+        )
+        page_tabs = await open_live(
+            port, [(-tournament, None, "?fragment=live")] * pages, kind=room_tab("live")
+        )
+        lag = LoopLag()
+        lag_task = asyncio.create_task(lag.run())
+        await asyncio.sleep(SETTLE_SECONDS)
+        open_now = len(tcp_sockets(port, ESTABLISHED))
+        progress(f"{label}: {open_now} connections open; {rounds} rounds")
+        profile = start_profile(pid, rounds * (window + 10), f"room-{mode.name}")
+        rng = random.Random(13)
+        changes: list[RoomChange] = []
+        refused: list[str] = []
+        codes: dict[int, list[str]] = {}
+        start = snapshot(pid)
+        for number in range(1, rounds + 1):
+            while detail["current_round"] < number or detail["rounds"][-1]["status"] != "playing":
+                if time.monotonic() > start.at + rounds * (window + 60):
+                    raise RuntimeError(f"round {number} was not seated")
+                await asyncio.sleep(0.5)
+                detail = await http.ok("GET", f"/tournaments/{tournament}")
+            tables = detail["rounds"][-1]["tables"]
+            codes[number] = [table["code"] for table in tables]
+            progress(f"{label}: round {number}, {len(tables)} tables")
+            await asyncio.gather(
+                *(
+                    room_table(port, tournament, number, t, tokens, window, rng, changes, refused)
+                    for t in tables
+                )
+            )
+        end = snapshot(pid)
+        await asyncio.sleep(GRACE_SECONDS)
+        until = time.monotonic()
+        lag_task.cancel()
+        status = (await http.ok("GET", f"/tournaments/{tournament}"))["status"]
+        http.close()
+        for tab in screen_tabs + page_tabs:
+            tab.close()
+        report_profile(profile, f"room-{mode.name}")
+        return {
+            "screens": room_deliveries(changes, screen_tabs, until),
+            "pages": room_deliveries(changes, page_tabs, until),
+            "advances": room_advances(changes, codes, screen_tabs),
+            "use": usage(start, end),
+            "lag": lag.within(start.at, end.at),
+            "open": open_now,
+            "tabs": screen_tabs + page_tabs,
+            "refused": refused,
+            "status": status,
+            "posts": [c.answered - c.sent for c in changes],
+        }
+
+    with mode.worker(), web_server(mode, "room") as (port, pid):
+        found = run(play(port, pid))
+    use: Usage = found["use"]
+    screens_found: Deliveries = found["screens"]
+    pages_found: Deliveries = found["pages"]
+    advances, advance_missing = found["advances"]
+    note(
+        f"{label}: {found['open']} connections open; {errors_of(found['tabs'], [])}; "
+        f"{len(found['refused'])} entries refused"
+        + (f" (e.g. {found['refused'][:2]})" if found["refused"] else "")
+        + f"; the tournament {found['status']} at the end"
+    )
+    print(f"  {usage_text(use)}")
+    print(f"  the entries' and confirmations' POSTs themselves: {latency_text(found['posts'])}")
+    print(f"  screens, from the POST's answer: {latency_text(screens_found.from_answer)}")
     row(
         label,
-        "machine busy",
-        f"{use.machine * 100:.1f}% (web {use.web / use.seconds * 100:.1f}% of a core, load"
-        f" generator {use.own / use.seconds * 100:.1f}%, everything else"
-        f" {use.others / use.seconds / cores * 100:.1f}% of the machine)",
-        "< 50%",
-        use.machine < 0.5,
+        "results",
+        f"{screens_found.moves} entries and confirmations through the API over {rounds} rounds in "
+        f"{use.seconds:.1f} s; {screens_found.expected} screen deliveries",
+    )
+    p95 = ms(screens_found.from_sent, 0.95)
+    row(
+        label,
+        f"screens ({fragment}): missing",
+        str(screens_found.missing),
+        "0",
+        screens_found.missing == 0,
+    )
+    row(label, "screens: from before the POST", latency_text(screens_found.from_sent))
+    row(label, "screens: p95", f"{p95:.1f} ms", "<= 250 ms", p95 <= 250)
+    pages_p95 = ms(pages_found.from_sent, 0.95)
+    row(
+        label,
+        "tournament pages (live)",
+        f"{pages_found.watchers} pages, missing {pages_found.missing}, "
+        f"latency {latency_text(pages_found.from_sent)}",
+        "0 missing, p95 <= 250 ms",
+        pages_found.missing == 0 and pages_p95 <= 250,
+    )
+    row(
+        label,
+        "round advance to the screens",
+        f"{latency_text(advances)}, never shown {advance_missing} (last confirmation to the "
+        "next round's tables)",
+    )
+    deliveries_made = screens_found.expected + pages_found.expected
+    row(
+        label,
+        "web CPU",
+        f"{use.web / use.seconds * 100:.1f}% of a core, "
+        f"{use.web / max(1, deliveries_made) * 1000:.3f} ms a delivery (screens and pages), "
+        f"{use.web / max(1, screens_found.moves) * 1000:.1f} ms an entry or confirmation "
+        "(its POST, the change read and rendered once, its frames; the advances included)",
+    )
+    machine_row(label, use)
+    late = found["lag"]
+    row(
+        label,
+        "load generator's loop late",
+        f"p99 {ms(late, 0.99):.1f} ms, max {ms(late, 1.0):.1f} ms",
     )
 
 
@@ -1273,7 +1642,19 @@ def main() -> None:
     parser.add_argument("--history-connections", type=int, default=2000, help="0: skip it")
     parser.add_argument("--club-tables", type=int, default=20)
     parser.add_argument("--redis-db", type=int, default=9, help="service mode's, flushed")
+    parser.add_argument("--database", default=DB_NAME, help="service mode's, made afresh")
     parser.add_argument("--club-spectators", type=int, default=100)
+    parser.add_argument("--room-members", type=int, default=60, help="room's entrants")
+    parser.add_argument("--room-rounds", type=int, default=3)
+    parser.add_argument("--room-window", type=float, default=20.0, help="entries' spread, s")
+    parser.add_argument("--room-screens", type=int, default=60, help="room's screen pages")
+    parser.add_argument("--room-pages", type=int, default=60, help="room's tournament pages")
+    parser.add_argument(
+        "--room-screen-fragment",
+        default="screen",
+        choices=sorted(ROOM_PATTERNS),
+        help="the screen pages' fragment (live: the tournament page's, as a stand-in)",
+    )
     parser.add_argument(
         "--profile",
         nargs="?",
@@ -1293,10 +1674,10 @@ def main() -> None:
     (ROOT / "var").mkdir(exist_ok=True)
     load_before = os.getloadavg()
     started = time.monotonic()
-    if only & {"live", "poll", "idle", "memory", "club"}:
+    if only & {"live", "poll", "idle", "memory", "club", "room"}:
         settings = {"RATE_LIMIT_PER_MINUTE": "10000000"}
         with service_platform(
-            DB_NAME,
+            args.database,
             f"redis://127.0.0.1:6379/{args.redis_db}",
             worker_concurrency=1,
             settings=settings,
@@ -1316,7 +1697,9 @@ def main() -> None:
                 )
             if "club" in only:
                 club_scenario(mode, args)
-    if only & {"embedded", "idle", "club"}:
+            if "room" in only:
+                room_scenario(mode, args)
+    if only & {"embedded", "idle", "club", "room"}:
         with embedded_mode() as mode:
             if "embedded" in only:
                 embedded_scenario(mode, args)
@@ -1324,6 +1707,8 @@ def main() -> None:
                 idle_scenario(mode, args.embedded_idle, args.embedded_idle, args.idle_seconds)
             if "club" in only:
                 club_scenario(mode, args)
+            if "room" in only:
+                room_scenario(mode, args)
     report(load_before, time.monotonic() - started)
 
 
