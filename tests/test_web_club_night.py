@@ -168,7 +168,8 @@ def found_the_club(admin: Page, site: str) -> None:
 def ask_and_be_approved(admin: Page, asker: Person, site: str) -> None:
     asker.page.goto(f"{site}/clubs/{SLUG}")
     wait_for(club(asker.page), "data-role", "")
-    asker.page.locator("[data-action=request]").click()
+    with asker.page.expect_navigation():  # each action is a form of its own, posted
+        asker.page.locator("[data-action=request]").click()
     # The request waits on the admin: in the bell, and on the club page, where it is approved.
     admin.goto(f"{site}/clubs/{SLUG}")
     expect(admin.locator('[data-testid=notifications] li[data-kind="club_request"]')).to_have_count(
@@ -190,7 +191,8 @@ def ask_and_be_approved(admin: Page, asker: Person, site: str) -> None:
 def invite_and_accept_from_the_bell(admin: Page, invited: Person, site: str) -> None:
     form = admin.locator("form[data-testid=club-invite]")
     form.locator("input[name=username]").fill(invited.name)
-    form.locator("[data-action=invite]").click()
+    with admin.expect_navigation():
+        form.locator("[data-action=invite]").click()
     invited.page.goto(f"{site}/")
     bell = invited.page.locator("[data-testid=notifications]")
     bell.locator("summary").click()
