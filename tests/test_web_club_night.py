@@ -627,7 +627,7 @@ def test_it_runs_a_club_night_at_real_tables_through_the_pages(
     # tournament's page.
     tournament_id = organise_the_night(admin, site)
     detail = api.ok("GET", f"/tournaments/{tournament_id}")
-    assert (detail["venue"], detail["club"], detail["format"], detail["rounds"]) == (
+    assert (detail["venue"], detail["club"], detail["format"], detail["round_count"]) == (
         "in_person",
         SLUG,
         "swiss",
