@@ -334,7 +334,30 @@ def screen_showed(screen: Page, code: str, status: str) -> None:
         screen.wait_for_function(
             "state => window.__seen.includes(state)", arg=f"{code}:{status}", timeout=WAIT
         )
-    assert f"{code}:{status}" in screen.evaluate("window.__seen")
+    seen = screen.evaluate("window.__seen")
+    assert f"{code}:{status}" in seen, seen
+
+
+def screen_moved_on(screen: Page, code: str, number: int) -> None:
+    """Wait until the screen has shown the round's last table final, or gone on to the next
+    round or the end: the worker seats the next round at once, and a screen that follows
+    the live stream may go straight there."""
+    with contextlib.suppress(PlaywrightTimeout):
+        screen.wait_for_function(
+            """([state, number]) => {
+                const main = document.querySelector("main[data-testid=screen]");
+                return window.__seen.includes(state) || Number(main.dataset.round) > number
+                    || main.dataset.status === "finished";
+            }""",
+            arg=[f"{code}:final", number],
+            timeout=WAIT,
+        )
+    main = screen.locator("main[data-testid=screen]")
+    seen = screen.evaluate("window.__seen")
+    moved_on = main.get_attribute("data-round") != str(number) or (
+        main.get_attribute("data-status") == "finished"
+    )
+    assert f"{code}:final" in seen or moved_on, seen
 
 
 def screen_shows_round(screen: Page, number: int, tables: list[dict[str, Any]]) -> None:
@@ -382,6 +405,7 @@ def play_a_table(
     *,
     disputed: bool,
     pictures: bool,
+    last: bool,
 ) -> None:
     """A seated player enters the table's scores on a phone; another confirms them (or, when
     ``disputed``, enters something else, and the admin settles it on the same page)."""
@@ -425,7 +449,10 @@ def play_a_table(
         assert contains_in_order(entered_scores_shown(second.page), scores)
         if pictures:
             shot(second.page, "club-night-table-final-390")
-    screen_showed(screen, code, "final")
+    if last:
+        screen_moved_on(screen, code, number)
+    else:
+        screen_showed(screen, code, "final")
 
 
 # 6. Standings and ratings ------------------------------------------------------------------
@@ -695,6 +722,7 @@ def test_it_runs_a_club_night_at_real_tables_through_the_pages(
                     game.scores,
                     disputed=number == 1 and index == 0,
                     pictures=number == 1 and index == 1,
+                    last=index == len(tables) - 1,
                 )
                 games.append(game)
                 if number == 1 and index == 0:
