@@ -404,11 +404,12 @@ def play_a_table(
     scores: list[int],
     *,
     disputed: bool,
-    pictures: bool,
+    closely: bool,
     last: bool,
 ) -> None:
     """A seated player enters the table's scores on a phone; another confirms them (or, when
-    ``disputed``, enters something else, and the admin settles it on the same page)."""
+    ``disputed``, enters something else, and the admin settles it on the same page). A table
+    looked at ``closely`` is pictured in each state, and first gets scores that are refused."""
     code = table["code"]
     names = seated(table)
     first, second = people[names[0]], people[names[1]]
@@ -418,14 +419,22 @@ def play_a_table(
     wait_for(main, "data-round", str(number))
     for seat, name in enumerate(names):
         expect(first.page.locator(f'[data-seat="{seat}"]')).to_contain_text(name)
-    if pictures:
+    if closely:
+        # The bell's round item leads here; scores that do not sum to zero are refused.
+        bell_link = first.page.locator('[data-testid=notifications] li[data-kind="round"] a')
+        link = urljoin(first.page.url, str(bell_link.get_attribute("href")))
+        assert link == f"{site}/tournaments/{tournament_id}/tables/{code}"
         shot(first.page, "club-night-table-missing-390")
+        enter_scores(first.page, [scores[0] + 1, scores[1], scores[2]])
+        expect(first.page.locator("[data-testid=form-error]")).to_be_visible()
+        wait_for(main, "data-status", "missing")
+        shot(first.page, "club-night-table-refused-390")
     enter_scores(first.page, scores)
     wait_for(main, "data-status", "pending")
     assert contains_in_order(entered_scores_shown(first.page), scores)
     expect(first.page.locator("button[data-action=confirm-result]")).to_have_count(0)  # own entry
     screen_showed(screen, code, "pending")
-    if pictures:
+    if closely:
         shot(first.page, "club-night-table-pending-390")
 
     main = table_page(second, site, tournament_id, code)
@@ -447,7 +456,7 @@ def play_a_table(
         second.page.click("button[data-action=confirm-result]")
         wait_for(main, "data-status", "final")
         assert contains_in_order(entered_scores_shown(second.page), scores)
-        if pictures:
+        if closely:
             shot(second.page, "club-night-table-final-390")
     if last:
         screen_moved_on(screen, code, number)
@@ -721,7 +730,7 @@ def test_it_runs_a_club_night_at_real_tables_through_the_pages(
                     table,
                     game.scores,
                     disputed=number == 1 and index == 0,
-                    pictures=number == 1 and index == 1,
+                    closely=number == 1 and index == 1,
                     last=index == len(tables) - 1,
                 )
                 games.append(game)
