@@ -720,6 +720,8 @@ def test_it_runs_a_club_night_at_real_tables_through_the_pages(
                 screenshots(screen, "club-night-screen-round-1")
                 shot(screen, "club-night-screen-round-1-1920")
             for index, table in enumerate(tables):
+                # The round stays open until its last table's result stands.
+                assert api.ok("GET", f"/tournaments/{tournament_id}")["current_round"] == number
                 game = Game(seated(table), SCORES[len(games)])
                 play_a_table(
                     people,
