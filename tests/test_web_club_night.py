@@ -311,13 +311,20 @@ def check_the_print(admin: Page, site: str, tournament_id: int, api: Client) -> 
 
 #: Every table state the screen shows, as it comes: the last table of a round is final only
 #: for a moment, until the worker seats the next round (or ends the night).
+#: With each new state shown, the screen's version is noted too (it changes with what it shows).
 SCREEN_LOG = """() => {
   window.__seen = [];
+  window.__versions = [];
+  let shown = null;
   const note = () => {
-    for (const table of document.querySelectorAll("main[data-testid=screen] [data-table-code]")) {
-      const state = `${table.dataset.tableCode}:${table.dataset.status}`;
-      if (!window.__seen.includes(state)) window.__seen.push(state);
-    }
+    const main = document.querySelector("main[data-testid=screen]");
+    const tables = [...document.querySelectorAll("main[data-testid=screen] [data-table-code]")];
+    const states = tables.map((table) => `${table.dataset.tableCode}:${table.dataset.status}`);
+    const now = [main.dataset.round, main.dataset.status, ...states].join();
+    if (now === shown) return;
+    shown = now;
+    window.__versions.push(main.dataset.version);
+    for (const state of states) if (!window.__seen.includes(state)) window.__seen.push(state);
   };
   note();
   new MutationObserver(note).observe(document, {subtree: true, childList: true, attributes: true});
@@ -425,6 +432,7 @@ def play_a_table(
         link = urljoin(first.page.url, str(bell_link.get_attribute("href")))
         assert link == f"{site}/tournaments/{tournament_id}/tables/{code}"
         shot(first.page, "club-night-table-missing-390")
+        assert first.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         enter_scores(first.page, [scores[0] + 1, scores[1], scores[2]])
         expect(first.page.locator("[data-testid=form-error]")).to_be_visible()
         wait_for(main, "data-status", "missing")
@@ -750,6 +758,8 @@ def test_it_runs_a_club_night_at_real_tables_through_the_pages(
         screenshots(screen, "club-night-screen-finished")
         shot(screen, "club-night-screen-finished-1920")
         assert screen.evaluate("window.__theNight") == "never reloaded"
+        versions = screen.evaluate("window.__versions")
+        assert len(set(versions)) == len(versions), versions
         assert screen.errors == []  # type: ignore[attr-defined]
     finally:
         projector.close()
