@@ -92,3 +92,10 @@ def entrant(e: dict[str, object] | None, name: str = "", plain: bool = False) ->
         f'<a href="/players/{quote(name, safe="/")}">{escape(name)}</a> <span class="badge"'
         ' title="fills an empty seat; not an entrant">filler</span>'
     )
+
+
+@register.filter
+def address_breaks(value: str) -> SafeString:
+    """``value``, a web address, with a line break allowed after each slash: a long address
+    wraps between its parts rather than inside a word."""
+    return mark_safe("/<wbr>".join(escape(part) for part in str(value).split("/")))

@@ -24,6 +24,7 @@ from core.errors import DomainError, Invalid, NotFound
 from leagues import selectors as league_selectors
 from leagues import services as league_services
 from ratings.pools import DEFAULT_POOL, IN_PERSON_POOL
+from tournaments.models import Tournament
 from web.forms import ClubForm, ClubSettingsForm, LeagueForm, add_domain_errors
 from web.people import signed_in
 from web.player_forms import pool_choices
@@ -98,8 +99,10 @@ def _club_context(request: HttpRequest, slug: str) -> dict[str, Any]:
     found = _club(slug)
     role = club_selectors.role_of(found, person) if person else None
     admin = role in ADMIN_ROLES
-    pool = request.GET.get("pool") or DEFAULT_POOL
     tournaments = list(league_selectors.club_tournaments(found))
+    # A club that plays at real tables is shown its room's leaderboard first.
+    at_tables = any(t.venue == Tournament.Venue.IN_PERSON for t in tournaments)
+    pool = request.GET.get("pool") or (IN_PERSON_POOL if at_tables else DEFAULT_POOL)
     context: dict[str, Any] = {
         "club": club_selectors.club_data(found),
         "person": person,
