@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -11,7 +13,9 @@ from django.core.management import call_command
 from openskill.models import PlackettLuce
 
 from accounts.models import Player
+from games import signals
 from games.models import Game, GamePlayer
+from ratings import receivers as rating_receivers
 from ratings import services, tasks
 from ratings.models import RatedGame, Rating, RatingChange
 from ratings.skill import SIGMA_GROWTH_PER_DAY
@@ -179,11 +183,25 @@ def test_it_rebuilds_the_numbers_the_live_updates_made() -> None:
     assert RatedGame.objects.count() == len(games) + 1
 
 
+@contextlib.contextmanager
+def rating_tasks_lost() -> Iterator[None]:
+    """Games that end meanwhile are never announced to the ratings (as if their task were
+    lost), whether or not the suite's worker runs."""
+    signals.game_finished.disconnect(dispatch_uid="ratings.on_game_finished")
+    try:
+        yield
+    finally:
+        signals.game_finished.connect(
+            rating_receivers.on_game_finished, dispatch_uid="ratings.on_game_finished"
+        )
+
+
 def test_it_catches_up_on_games_whose_rating_task_was_lost() -> None:
     players = new_players("missed", 3)
-    older = finished_game(players, 30)
-    newer = finished_game(players, 31)
-    unrated = finished_game(players, 32, rated=False)
+    with rating_tasks_lost():
+        older = finished_game(players, 30)
+        newer = finished_game(players, 31)
+        unrated = finished_game(players, 32, rated=False)
 
     assert services.rate_missed_games() == 2
 
