@@ -28,7 +28,7 @@ from tournaments.models import Tournament
 from web.forms import ClubForm, ClubSettingsForm, LeagueForm, add_domain_errors
 from web.people import signed_in
 from web.player_forms import pool_choices
-from web.returns import return_path
+from web.returns import act_and_return, return_path
 from web.views.players import rating_shown
 
 #: What the pool chooser says of the in-person pool (no preset rates in it).
@@ -139,17 +139,9 @@ def club_page(request: HttpRequest, slug: str) -> HttpResponse:
 def _act(
     request: HttpRequest, slug: str, action: Callable[[Player], object], done: str
 ) -> HttpResponse:
-    """Run one service for the person, then back to the club's page with what happened (or
-    to the page the form came from: the notification bell's forms)."""
-    person = signed_in(request)
-    assert person is not None  # login_required
-    try:
-        action(person)
-    except DomainError as error:
-        messages.error(request, error.message)
-    else:
-        messages.success(request, done)
-    return HttpResponseRedirect(return_path(request, f"/clubs/{slug}"))
+    """Run one service for the person, then back to the club's page (or the page the form
+    came from: the notification bell's forms)."""
+    return act_and_return(request, action, done, f"/clubs/{slug}")
 
 
 @login_required

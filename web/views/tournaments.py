@@ -36,7 +36,7 @@ from tournaments.serializers import (
 from tournaments.services import entries, running, setup
 from web.chat_panel import tournament_chat
 from web.people import signed_in
-from web.returns import return_path
+from web.returns import act_and_return
 from web.tournament_pages import (
     TournamentForm,
     flat_messages,
@@ -210,17 +210,9 @@ def _act(
     done: str,
     anchor: str = "",
 ) -> HttpResponse:
-    """Run one service for the person, then back to the page with what happened (the
-    tournament's, or the page the form came from: the notification bell's forms)."""
-    person = signed_in(request)
-    assert person is not None  # login_required
-    try:
-        action(person)
-    except DomainError as error:
-        messages.error(request, error.message)
-    else:
-        messages.success(request, done)
-    return HttpResponseRedirect(return_path(request, f"/tournaments/{tournament_id}{anchor}"))
+    """Run one service for the person, then back to the tournament's page (or the page the
+    form came from: the notification bell's forms)."""
+    return act_and_return(request, action, done, f"/tournaments/{tournament_id}{anchor}")
 
 
 def _posted(request: HttpRequest, serializer_class: type[Any], data: Any) -> dict[str, Any] | None:
